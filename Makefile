@@ -1,0 +1,45 @@
+# The README's two commands are `make demo` and `make test`; each installs what it needs.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export OMP_NUM_THREADS ?= 2
+export TOKENIZERS_PARALLELISM := false
+export PYTHONHASHSEED := 0
+
+.PHONY: demo test export clean docs bench install
+
+$(STAMP): setup.py settings.ini
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# the main job: all three studies at CPU scale on the embedded default, figures into figures/
+demo: $(STAMP)
+	$(BIN)/grok-nb demo
+
+# notebooks/export in sync, notebooks clean, notebook tests, pytest suites
+test: $(STAMP)
+	bash .ci/check_sync.sh
+	$(BIN)/nbdev_test --n_workers 2 --timing
+	$(BIN)/python -m pytest -q tests
+
+export: $(STAMP)
+	$(BIN)/nbdev_export
+	$(BIN)/nbdev_clean
+
+docs: $(STAMP)
+	$(BIN)/python -m pip install -q 'quarto-cli'
+	$(BIN)/nbdev_docs
+
+bench: $(STAMP)
+	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf _docs _proc .pytest_cache
+	find . -name __pycache__ -prune -exec rm -rf {} +
