@@ -26,7 +26,7 @@ demo: $(STAMP)
 # notebooks/export in sync, notebooks clean, notebook tests, pytest suites
 test: $(STAMP)
 	bash .ci/check_sync.sh
-	$(BIN)/nbdev_test --n_workers 2 --timing
+	$(BIN)/nbdev_test --n_workers 2 --timing --skip_folder_re "^([_.]|studies|reports)$$"
 	$(BIN)/python -m pytest -q tests
 
 export: $(STAMP)
@@ -43,3 +43,6 @@ bench: $(STAMP)
 clean:
 	rm -rf _docs _proc .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +
+
+readme: $(STAMP)
+	$(BIN)/jupyter nbconvert --to markdown nbs/index.ipynb --output-dir . --output README

@@ -168,7 +168,7 @@ def _write_toy_study(folder: Path) -> Path:
 
 # %% ../nbs/90_sweep.ipynb #995dc190
 DEMO_PLAN = {
-    "grokking": grid(seed=[0, 1, 2]),
+    "grokking": grid(seed=[0, 1, 2], steps=300, checkpoint_every=10),
     "sparse_attention": grid(seed=[0, 1, 2]),
     "compartments": grid(c=[1, 2, 4], seed=[0]),
     "emergence": grid(seed=[0]),
