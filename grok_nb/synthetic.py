@@ -4,15 +4,15 @@
 
 # %% ../nbs/21_synthetic.ipynb #b339bcf3
 from __future__ import annotations
-import math
+import math, hashlib
 import numpy as np
 import torch
 from .core import GrokError, check
 
 # %% auto #0
-__all__ = ['step_generator', 'trajectory_layout', 'TrajectoryTask', 'SparseLinearMap', 'elementary_rule', 'CellularAutomaton',
-           'NeuralCA', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'smooth', 'plateau_length', 'attention_alignment',
-           'target_bias', 'position_accuracy']
+__all__ = ['step_generator', 'task_fingerprint', 'trajectory_layout', 'TrajectoryTask', 'SparseLinearMap', 'elementary_rule',
+           'CellularAutomaton', 'NeuralCA', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'smooth', 'plateau_length',
+           'attention_alignment', 'target_bias', 'position_accuracy']
 
 # %% ../nbs/21_synthetic.ipynb #b27c6403
 _TASK_SALT, _BATCH_SALT = 0x7A5C, 0xBA7C
@@ -23,6 +23,12 @@ def step_generator(seed: int, step: int, salt: int = _BATCH_SALT) -> torch.Gener
     state = np.random.SeedSequence([int(seed), int(step), int(salt)]).generate_state(2, dtype=np.uint32)
     g = torch.Generator(); g.manual_seed(int(state[0]) << 31 ^ int(state[1]))
     return g
+
+def task_fingerprint(name: str, params: dict, *tensors: torch.Tensor) -> str:
+    "16 hex digits identifying a batch source (its parameters and defining tensors); `train` refuses to resume across a change."
+    h = hashlib.sha256(f"{name}|{sorted(params.items())}".encode())
+    for t in tensors: h.update(t.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()[:16]
 
 # %% ../nbs/21_synthetic.ipynb #612d4e49
 def trajectory_layout(S: int, T: int, blind: bool, sep: int, placeholder: int) -> dict:
@@ -111,6 +117,7 @@ class SparseLinearMap(TrajectoryTask):
         check(bool((A.sum(1) == s).all()), f"every row of A must have s={s} ones, got row sums {A.sum(1).tolist()}")
         self.A = A
         self._setup(S, T, blind, batch_size, seed)
+        self.fingerprint = task_fingerprint("SparseLinearMap", dict(S=S, s=s, T=T, blind=blind, batch_size=batch_size, seed=seed), A)
 
     def dependencies(self): return [torch.nonzero(row).flatten().tolist() for row in self.A]
 
@@ -149,6 +156,9 @@ class CellularAutomaton(TrajectoryTask):
         self.rules = self._make_rules(n_rules, rules)                     # [N, C**W] next colours
         self.n_rules = len(self.rules)
         self._setup(S, T, blind, batch_size, seed)
+        self.fingerprint = task_fingerprint(type(self).__name__, dict(S=S, C=C, W=W, T=T, periodic=periodic, blind=blind,
+                                            batch_size=batch_size, seed=seed, temperature=getattr(self, "temperature", 0.0)),
+                                            self.rules, getattr(self, "logits", torch.zeros(0)))
 
     def _make_rules(self, n_rules, rules):
         C, W = self.C, self.W
@@ -266,6 +276,7 @@ class Dyck:
         check(0 < p_open < 1, f"p_open must be in (0, 1), got p_open={p_open}")
         self.k, self.max_depth, self.L, self.seq_len, self.batch_size, self.seed, self.p_open = k, max_depth, L, L, batch_size, seed, p_open
         self.vocab_size = 2 * k
+        self.fingerprint = task_fingerprint("Dyck", dict(k=k, max_depth=max_depth, L=L, batch_size=batch_size, seed=seed, p_open=p_open))
 
     def generate(self, g: torch.Generator, n: int) -> tuple[torch.Tensor, torch.Tensor]:
         "`n` sequences `[n, L]` and their ground-truth attention `[n, L, L]`."
