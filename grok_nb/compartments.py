@@ -18,11 +18,11 @@ from .train import lm_loss_sum
 # %% auto #0
 __all__ = ['TRANS_TEXT', 'ROW_BLOCK', 'DEFAULT_TARGETS', 'FIRST', 'LAST', 'CITIES', 'UNIS', 'MAJORS', 'EMPLOYERS', 'MONTHS',
            'ATTRIBUTES', 'BIO_TEMPLATES', 'QUESTIONS', 'CompartmentTokenizer', 'DisjointTokenizer', 'assign_documents',
-           'CompartmentStream', 'check_model_vocab', 'validation_batches', 'batches_loss', 'compartment_eval_fn',
-           'duplicate_embeddings', 'build_compartment_model', 'expand_to_compartments', 'compartment_logprobs',
-           'masked_mean', 'info_nce', 'infonce_extra_loss', 'eval_curves', 'steps_to_target', 'run_metrics',
-           'compartmentalization_tax', 'greedy_continue', 'exact_match', 'Case', 'split_parallel', 'bilingual_case',
-           'load_en_zh', 'make_people', 'render_bio', 'qa_items', 'qa_doc', 'bio_qa_case']
+           'CompartmentStream', 'check_model_vocab', 'validation_batches', 'batches_loss', 'tokens_per_byte',
+           'compartment_eval_fn', 'duplicate_embeddings', 'build_compartment_model', 'expand_to_compartments',
+           'compartment_logprobs', 'masked_mean', 'info_nce', 'infonce_extra_loss', 'eval_curves', 'steps_to_target',
+           'run_metrics', 'compartmentalization_tax', 'greedy_continue', 'exact_match', 'Case', 'split_parallel',
+           'bilingual_case', 'load_en_zh', 'make_people', 'render_bio', 'qa_items', 'qa_doc', 'bio_qa_case']
 
 # %% ../nbs/30_compartments.ipynb #80fadb2a
 TRANS_TEXT = "<|trans|>"
@@ -324,6 +324,12 @@ def batches_loss(model, batches: list[dict]) -> float:
         tot += float(lm_loss_sum(model(input_ids=x).logits, y[:, 1:])); cnt += int((y[:, 1:] != -100).sum())
     return tot / max(cnt, 1)
 
+def tokens_per_byte(docs, tokenizer) -> float:
+    "Tokens (+1 EOS per document) per UTF-8 byte of `docs`."
+    docs = list(docs)
+    n_tok = sum(len(ids) + 1 for ids in tokenizer(docs, add_special_tokens=False)["input_ids"])
+    return n_tok / max(sum(len(d.encode()) for d in docs), 1)
+
 def compartment_eval_fn(comp_tok, valid_docs=None, seq_len: int = 64, batch_size: int = 16, max_batches: int = 4,
                         sets: dict | None = None, extra: Callable | None = None) -> Callable:
     "An `eval_fn(model, step)` with `val_loss_<name>` per validation set and their mean `val_loss` (+ `extra(model)`)."
@@ -331,10 +337,12 @@ def compartment_eval_fn(comp_tok, valid_docs=None, seq_len: int = 64, batch_size
         check(valid_docs is not None, "compartment_eval_fn: give valid_docs or sets")
         sets = {f"c{j}": (valid_docs, j) for j in range(comp_tok.c)}
     data = {name: validation_batches(d, comp_tok, j, seq_len, batch_size, max_batches) for name, (d, j) in sets.items()}
+    tpb = {name: tokens_per_byte(d, comp_tok.base_tokenizer(j)) for name, (d, j) in sets.items()}
     def eval_fn(model, step=None) -> dict:
         check_model_vocab(model, comp_tok)
         out = {f"val_loss_{n}": batches_loss(model, b) for n, b in data.items()}
         out["val_loss"] = float(np.mean(list(out.values())))
+        out.update({f"val_bpb_{n}": out[f"val_loss_{n}"] * tpb[n] / math.log(2) for n in data})
         if extra is not None: out.update(extra(model))
         return out
     eval_fn.sets = list(data)
@@ -500,15 +508,15 @@ def steps_to_target(history: list[dict], targets=DEFAULT_TARGETS, key: str = "va
     return {_tkey(t): next((s for s, v in zip(steps, vals) if v <= t), None) for t in targets}
 
 def run_metrics(history: list[dict], targets=DEFAULT_TARGETS) -> dict:
-    "steps_to_target and final value for `val_loss` and every `val_loss_<set>`."
+    "steps_to_target for `val_loss` and every `val_loss_<set>`; final value of every `val_*` metric."
     curves = eval_curves(history)
     return {"steps_to_target": {k: steps_to_target(history, targets, k) for k in curves},
-            "final": {k: v[1][-1] for k, v in curves.items()},
+            "final": {k: v[1][-1] for k, v in eval_curves(history, "val_").items()},
             "targets": [float(t) for t in targets]}
 
 def compartmentalization_tax(results: list[dict], match=("size", "seed", "case", "corpus"), key: str = "val_loss") -> list[dict]:
-    """Rows (one per c > 1 run and target) comparing it with the c = 1 run that agrees on `match`:
-    `steps`, `steps_c1`, `ratio` = steps / steps_c1, `final`, `final_c1`, `final_gap`. Results are `results.json` dicts."""
+    """Rows (one per c > 1 run and target) comparing it with the c = 1 run that agrees on `match`: `steps_to_target`,
+    `steps_to_target_c1`, `ratio` = their quotient, `final`, `final_c1`, `final_gap`. Results are `results.json` dicts."""
     def p(r): return r.get("params", r)
     base = {}
     for r in results:
@@ -524,7 +532,7 @@ def compartmentalization_tax(results: list[dict], match=("size", "seed", "case",
         for t in s:
             st, st1 = s.get(t), s1.get(t)
             rows.append({"run_id": r.get("run_id"), **{m: p(r).get(m) for m in match}, "c": c, "init": p(r).get("init"), "target": float(t),
-                         "steps": st, "steps_c1": st1, "ratio": (st / st1) if (st is not None and st1) else None,
+                         "steps_to_target": st, "steps_to_target_c1": st1, "ratio": (st / st1) if (st is not None and st1) else None,
                          "final": f, "final_c1": f1, "final_gap": (f - f1) if (f is not None and f1 is not None) else None})
     return rows
 
