@@ -14,6 +14,7 @@ from .core import GrokError, check
 from .data import TokenStream, text_source, train_tokenizer
 from .models import build_model
 from .train import lm_loss_sum
+from .scoring import greedy_continuation
 
 # %% auto #0
 __all__ = ['TRANS_TEXT', 'ROW_BLOCK', 'DEFAULT_TARGETS', 'FIRST', 'LAST', 'CITIES', 'UNIS', 'MAJORS', 'EMPLOYERS', 'MONTHS',
@@ -21,8 +22,8 @@ __all__ = ['TRANS_TEXT', 'ROW_BLOCK', 'DEFAULT_TARGETS', 'FIRST', 'LAST', 'CITIE
            'CompartmentStream', 'check_model_vocab', 'validation_batches', 'batches_loss', 'tokens_per_byte',
            'compartment_eval_fn', 'duplicate_embeddings', 'build_compartment_model', 'expand_to_compartments',
            'compartment_logprobs', 'masked_mean', 'info_nce', 'infonce_extra_loss', 'eval_curves', 'steps_to_target',
-           'run_metrics', 'compartmentalization_tax', 'greedy_continue', 'exact_match', 'Case', 'split_parallel',
-           'bilingual_case', 'load_en_zh', 'make_people', 'render_bio', 'qa_items', 'qa_doc', 'bio_qa_case']
+           'run_metrics', 'compartmentalization_tax', 'exact_match', 'Case', 'split_parallel', 'bilingual_case',
+           'load_en_zh', 'make_people', 'render_bio', 'qa_items', 'qa_doc', 'bio_qa_case']
 
 # %% ../nbs/30_compartments.ipynb #80fadb2a
 TRANS_TEXT = "<|trans|>"
@@ -537,33 +538,11 @@ def compartmentalization_tax(results: list[dict], match=("size", "seed", "case",
     return rows
 
 # %% ../nbs/30_compartments.ipynb #a10e3f83
-@torch.no_grad()
-def greedy_continue(model, prompts: list[list[int]], max_new_tokens: int = 8, stop_ids=()) -> list[list[int]]:
-    "Greedy continuation ids (stop token excluded) of every prompt."
-    dev = next(model.parameters()).device
-    stop = set(int(s) for s in stop_ids)
-    out = [None] * len(prompts)
-    by_len: dict = {}
-    for i, p in enumerate(prompts): by_len.setdefault(len(p), []).append(i)
-    for n, idx in by_len.items():
-        x = torch.tensor([prompts[i] for i in idx], device=dev)
-        gen = [[] for _ in idx]; alive = [True] * len(idx)
-        for _ in range(max_new_tokens):
-            nxt = model(input_ids=x).logits[:, -1].argmax(-1)
-            for r, t in enumerate(nxt.tolist()):
-                if alive[r]:
-                    if t in stop: alive[r] = False
-                    else: gen[r].append(t)
-            if not any(alive): break
-            x = torch.cat([x, nxt[:, None]], 1)
-        for r, i in enumerate(idx): out[i] = gen[r]
-    return out
-
 def exact_match(model, comp_tok, items: list[tuple[str, str]], compartment: int, max_new_tokens: int = 12) -> tuple[float, list[str]]:
     "Fraction of (prompt, answer) items whose greedy continuation in `compartment`, cut at a newline, equals the answer."
     if not items: return float("nan"), []
     stops = [comp_tok.eos_id(j) for j in range(comp_tok.c)] + ([comp_tok.trans_id] if comp_tok.trans_id is not None else [])
-    gens = greedy_continue(model, [comp_tok.encode(p, compartment) for p, _ in items], max_new_tokens, stops)
+    gens = greedy_continuation(model, [comp_tok.encode(p, compartment) for p, _ in items], max_new_tokens, stop_ids=stops)
     texts = [comp_tok.decode(g)[0].split("\n")[0].strip() for g in gens]
     return float(np.mean([t == a.strip() for t, (_, a) in zip(texts, items)])), texts
 

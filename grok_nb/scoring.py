@@ -75,10 +75,12 @@ def minimal_pair_accuracy(model, tokenizer, good, bad, **kw) -> tuple[float, np.
 
 # %% ../nbs/06_scoring.ipynb #bfae2b30
 @torch.no_grad()
-def greedy_continuation(model, prompts: Sequence[Sequence[int]], n_new: int | Sequence[int], batch_size: int = 64) -> list[list[int]]:
-    "Greedy (argmax) continuation of each prompt by `n_new` tokens (one number or one per prompt)."
+def greedy_continuation(model, prompts: Sequence[Sequence[int]], n_new: int | Sequence[int], batch_size: int = 64,
+                        stop_ids: Sequence[int] = ()) -> list[list[int]]:
+    """Greedy (argmax) continuation of each prompt by up to `n_new` tokens (one number or one per prompt); with
+    `stop_ids`, each continuation ends before its first stop token (and decoding stops once every row has stopped)."""
     n_new = [n_new] * len(prompts) if isinstance(n_new, int) else list(n_new)
-    dev, out = _model_device(model), [None] * len(prompts)
+    dev, out, stop = _model_device(model), [None] * len(prompts), set(int(s) for s in stop_ids)
     was_training = model.training; model.eval()
     groups: dict = {}
     for i, p in enumerate(prompts): groups.setdefault((len(p), n_new[i]), []).append(i)
@@ -86,10 +88,17 @@ def greedy_continuation(model, prompts: Sequence[Sequence[int]], n_new: int | Se
         for s in range(0, len(idx), batch_size):
             sub = idx[s:s + batch_size]
             x = torch.tensor([list(prompts[i]) for i in sub], device=dev)
+            alive = torch.ones(len(sub), dtype=torch.bool, device=dev)
             for _ in range(n):
                 nxt = model(input_ids=x).logits[:, -1].argmax(-1, keepdim=True)
                 x = torch.cat([x, nxt], 1)
-            for r, i in enumerate(sub): out[i] = x[r, L:].tolist()
+                if stop:
+                    alive &= ~torch.isin(nxt[:, 0], torch.tensor(sorted(stop), device=dev))
+                    if not alive.any(): break
+            for r, i in enumerate(sub):
+                gen = x[r, L:].tolist()
+                cut = next((k for k, t in enumerate(gen) if t in stop), len(gen))
+                out[i] = gen[:cut]
     model.train(was_training)
     return out
 

@@ -52,6 +52,7 @@ def trajectory_layout(S: int, T: int, blind: bool, sep: int, placeholder: int) -
 class TrajectoryTask:
     "Base class: a deterministic batch source of trajectories `x_0 .. x_{T-1}` with a known attention pattern."
     sep: int; placeholder: int; vocab_size: int; plateau_level: float
+    shared_keys = ("attn_target",)   # one [L, L] pattern for the whole batch: the training loop must not split it by rows
 
     def _setup(self, S, T, blind, batch_size, seed):
         check(batch_size >= 1, f"batch_size must be >= 1, got {batch_size}")

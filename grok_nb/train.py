@@ -133,6 +133,7 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
           compile: bool = False, seed: int = 0, log_every: int = 10, progress: bool = True, resume: bool = True,
           stop_fn: Callable | None = None) -> dict:
     """Train `model` on `source.batch(step)` for `steps` optimizer steps.
+    Every batch tensor is split by rows over DDP ranks and micro-batches, except those named in `source.shared_keys`.
 
     - `run_dir`: a `RunDir`/path; metrics go to `metrics.jsonl`, checkpoints to `checkpoints/step_XXXXXX/` at the
       steps of `checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)` (step 0 = the initialisation).
@@ -161,6 +162,7 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
                     min_lr_ratio=min_lr_ratio, grad_clip=grad_clip, grad_accum=grad_accum, seed=seed, betas=list(betas)).items()}
     train_params["world_size"] = world
     fingerprint = getattr(source, "fingerprint", None)
+    shared = set(getattr(source, "shared_keys", ()))                   # batch tensors not split over rows (e.g. an [L, L] target)
 
     start = 0
     set_seed(seed, deterministic=dev.type == "cpu")
@@ -199,14 +201,17 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
     for step in bar:
         batch = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step).items()}
         B = batch["input_ids"].shape[0]
+        for k, v in batch.items():
+            check(k in shared or not torch.is_tensor(v) or v.dim() == 0 or v.shape[0] == B,
+                  f"train: batch[{k!r}] has shape {tuple(v.shape)}: per-row tensors need {B} rows; list shared ones in source.shared_keys")
         check(B % (world * grad_accum) == 0, f"train: batch size {B} is not divisible by world_size*grad_accum = {world * grad_accum}")
         n_target = (_targets(batch) != -100).sum().clamp(min=1)
         rows = slice(rank * B // world, (rank + 1) * B // world)
-        local = {k: (v[rows] if torch.is_tensor(v) and v.dim() >= 1 and v.shape[0] == B else v) for k, v in batch.items()}
+        local = {k: (v if k in shared else v[rows]) if torch.is_tensor(v) and v.dim() >= 1 else v for k, v in batch.items()}
         mb = (B // world) // grad_accum
         loss_total, extra_logs = 0.0, {}
         for i in range(grad_accum):
-            micro = {k: (v[i * mb:(i + 1) * mb] if torch.is_tensor(v) and v.dim() >= 1 and v.shape[0] == B // world else v) for k, v in local.items()}
+            micro = {k: (v if k in shared else v[i * mb:(i + 1) * mb]) if torch.is_tensor(v) and v.dim() >= 1 else v for k, v in local.items()}
             sync = contextlib.nullcontext() if (world == 1 or i == grad_accum - 1) else fwd_model.no_sync()
             with sync, autocast(dev, amp):
                 out = fwd_model(input_ids=micro["input_ids"], attention_mask=micro.get("attention_mask"),
