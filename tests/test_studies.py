@@ -8,6 +8,7 @@ from grok_nb.sweep import run_study, load_runs, STUDIES_DIR
 SMALL = {
     "grokking": dict(steps=30, checkpoint_every=5, n_docs=1500, n_per_phenomenon=40, n_null=100, n_boot=20),
     "compartments": dict(),
+    "sparse_attention": dict(steps=40, eval_every=20, eval_batch=64, pretrain="dyck", pretrain_steps=10, bias_strength=8.0, bias_heads=2),
 }
 
 @pytest.mark.parametrize("study", [s for s in SMALL if (STUDIES_DIR / f"{s}.ipynb").exists()])
