@@ -169,7 +169,7 @@ def _write_toy_study(folder: Path) -> Path:
 # %% ../nbs/90_sweep.ipynb #995dc190
 DEMO_PLAN = {
     "grokking": grid(seed=[0, 1, 2], steps=250, checkpoint_every=10),
-    "sparse_attention": grid(seed=[0, 1, 2]),
+    "sparse_attention": grid(seed=[0, 1, 2], n_heads=[4, 8], bias_strength=[0.0, 8.0]),
     "compartments": grid({"c": 2, "init": "duplicate", "seed": 0, "steps": 300, "n_docs": 4000, "eval_every": 20},
                          c=[1, 2, 4], seed=[0, 1], steps=300, n_docs=4000, eval_every=20),
     "emergence": grid(seed=[0]),
