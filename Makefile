@@ -35,8 +35,9 @@ export: $(STAMP)
 	$(BIN)/nbdev_export
 	$(BIN)/nbdev_clean
 
+# the docs site needs the quarto binary; PyPI's quarto-cli fetches it from GitHub at install time
 docs: $(STAMP)
-	$(BIN)/python -m pip install -q 'quarto-cli'
+	command -v quarto >/dev/null || $(BIN)/python -m pip install -q 'quarto-cli' || { echo "make docs: quarto is not installed and could not be fetched (offline?)"; exit 1; }
 	$(BIN)/nbdev_docs
 
 bench: $(STAMP)

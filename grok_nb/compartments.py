@@ -422,7 +422,7 @@ def compartment_logprobs(logits: torch.Tensor, comp_tok, j: int) -> torch.Tensor
     "Log-probabilities over compartment j's ids only (renormalised), indexed by base id: [..., V_j]."
     return torch.log_softmax(logits[..., comp_tok.compartment_ids(j).to(logits.device)].float(), dim=-1)
 
-# %% ../nbs/30_compartments.ipynb #c803e6eb
+# %% ../nbs/30_compartments.ipynb #80eca8c9
 def masked_mean(h: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     "Mean over the sequence axis of [N, L, D] under a [N, L] mask; [N, D] passes through."
     if h.dim() == 2: return h
@@ -440,7 +440,7 @@ def info_nce(h_a: torch.Tensor, h_b: torch.Tensor, tau: float = 0.1, mask_a=None
     lab = torch.arange(a.shape[0], device=a.device)
     return 0.5 * (F.cross_entropy(sim, lab) + F.cross_entropy(sim.T, lab))
 
-# %% ../nbs/30_compartments.ipynb #b9e42054
+# %% ../nbs/30_compartments.ipynb #9c9a1b09
 def _pool_rows(hidden: torch.Tensor, rows: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor) -> torch.Tensor:
     L = hidden.shape[1]
     pos = torch.arange(L, device=hidden.device)
@@ -489,7 +489,7 @@ def infonce_extra_loss(layer: int, weight: float = 1.0, tau: float = 0.1, separa
         return weight * loss, {"infonce": float(loss.detach()), "infonce_pairs": float(reps[0].shape[0])}
     return extra_loss
 
-# %% ../nbs/30_compartments.ipynb #e9dbe456
+# %% ../nbs/30_compartments.ipynb #c16a1284
 DEFAULT_TARGETS = (7.0, 6.5, 6.0, 5.5, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5)
 
 def _tkey(t) -> str: return f"{float(t):g}"
@@ -537,7 +537,7 @@ def compartmentalization_tax(results: list[dict], match=("size", "seed", "case",
                          "final": f, "final_c1": f1, "final_gap": (f - f1) if (f is not None and f1 is not None) else None})
     return rows
 
-# %% ../nbs/30_compartments.ipynb #a10e3f83
+# %% ../nbs/30_compartments.ipynb #cac2ca05
 def exact_match(model, comp_tok, items: list[tuple[str, str]], compartment: int, max_new_tokens: int = 12) -> tuple[float, list[str]]:
     "Fraction of (prompt, answer) items whose greedy continuation in `compartment`, cut at a newline, equals the answer."
     if not items: return float("nan"), []
@@ -546,7 +546,7 @@ def exact_match(model, comp_tok, items: list[tuple[str, str]], compartment: int,
     texts = [comp_tok.decode(g)[0].split("\n")[0].strip() for g in gens]
     return float(np.mean([t == a.strip() for t, (_, a) in zip(texts, items)])), texts
 
-# %% ../nbs/30_compartments.ipynb #cc53daad
+# %% ../nbs/30_compartments.ipynb #c45332b0
 @dataclasses.dataclass
 class Case:
     "Everything a case-study run needs besides the model and the training parameters."
@@ -599,7 +599,7 @@ def load_en_zh(shared_dir, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int
     check(len(en) > n_valid and len(zh) > n_valid, f"load_en_zh: too few documents in {shared_dir}")
     return (en[n_valid:n_valid + n_docs], zh[n_valid:n_valid + n_docs], list(zip(ted, ted_zh)), en[:n_valid], zh[:n_valid])
 
-# %% ../nbs/30_compartments.ipynb #6bb2722f
+# %% ../nbs/30_compartments.ipynb #93475a0b
 FIRST = ("Ada Alan Anna Ben Carl Clara Dan Dora Eli Emma Finn Greta Hugo Ida Ivan Jane Karl Lena Leo Lina Max Mia Nils Nora "
          "Omar Otto Paul Rosa Ruth Sam Sara Tom Una Vera Wim Yara Zoe").split()
 LAST = ("Abbot Baker Brandt Castro Dahl Ellis Ferro Garcia Hale Ibsen Jensen Klein Lange Moreau Novak Olsen Park Quinn Rossi "

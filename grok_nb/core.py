@@ -149,7 +149,7 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
         while b := f.read(chunk): h.update(b)
     return h.hexdigest()
 
-# %% ../nbs/00_core.ipynb #a069bab3
+# %% ../nbs/00_core.ipynb #37f77d9b
 PROJECT_ROOT = Path(__file__).resolve().parent.parent if "__file__" in globals() else Path.cwd().parent
 
 def git_commit(path: str | os.PathLike | None = None) -> str | None:

@@ -25,7 +25,7 @@ __all__ = ['NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES', 'VERBS', 'PREPOS
            'train_local_suite', 'Emergence', 'emergence_step', 'suite_pass_fn', 'emergence_table', 'target_prob',
            'patch_heads', 'cumulative_recovery']
 
-# %% ../nbs/20_emergence.ipynb #e104f6de
+# %% ../nbs/20_emergence.ipynb #ee863fa0
 NAMES = ("Mary John Tom James David Sarah Anna Paul Mark Lisa Kate Peter Emma Jack Alice Bob Mike Laura Daniel Rachel").split()
 PLACES = "store park school office station garden market library beach house".split()
 OBJECTS = "drink book ring ball letter bag key gift snack pen".split()
@@ -56,7 +56,7 @@ def ioi_sentence(rng: np.random.Generator, names: Sequence[str] = NAMES) -> tupl
     t = IOI_TEMPLATES[rng.integers(len(IOI_TEMPLATES))]
     return t.format(A=A, B=B, place=PLACES[rng.integers(len(PLACES))], obj=OBJECTS[rng.integers(len(OBJECTS))]), A, B
 
-# %% ../nbs/20_emergence.ipynb #289dcfdb
+# %% ../nbs/20_emergence.ipynb #02e2349e
 def _word_list_line(rng, length):
     words = NOUNS + ADJECTIVES + VERBS + PLACES + OBJECTS
     return " " + " ".join(words[i] for i in rng.choice(len(words), length, replace=False))
@@ -97,7 +97,7 @@ def capability_corpus(n_docs: int, seed: int = 0, base_docs: Sequence[str] | Non
         else: out.append(story(rng, names=names, **story_rates))
     return out
 
-# %% ../nbs/20_emergence.ipynb #90191ad6
+# %% ../nbs/20_emergence.ipynb #d672c30b
 @dataclass
 class Task:
     "A capability task: prompts and targets as token ids."
@@ -223,7 +223,7 @@ def passes(model, task: Task, threshold: float = 0.75, min_prompts: int = 16) ->
     check(len(task) >= min_prompts, f"{task.name}: {len(task)} prompts, fewer than min_prompts={min_prompts}")
     return pass_rate(model, task) >= threshold
 
-# %% ../nbs/20_emergence.ipynb #2f0cecb8
+# %% ../nbs/20_emergence.ipynb #c0605411
 class Suite:
     "The models of a training suite, indexed by (size, seed, step)."
     def model(self, size, seed: int, step: int): raise NotImplementedError
@@ -290,7 +290,7 @@ class LocalSuite(Suite):
         check((self.path/"tokenizer").is_dir(), f"LocalSuite: no tokenizer folder {self.path/'tokenizer'}")
         return load_tokenizer(str(self.path/"tokenizer"))
 
-# %% ../nbs/20_emergence.ipynb #4d3d9940
+# %% ../nbs/20_emergence.ipynb #73847164
 def train_local_suite(runs_dir, sizes: Sequence[str], seeds: Sequence[int], steps: int, corpus, *, tokenizer=None,
                       vocab_size: int = 1024, seq_len: int = 128, batch_size: int = 16, lr: float = 2e-3, warmup: int = 20,
                       pythia_every: int | None = None, overrides: dict | None = None, device: str = "cpu",
@@ -323,7 +323,7 @@ def train_local_suite(runs_dir, sizes: Sequence[str], seeds: Sequence[int], step
                   device=device, progress=progress, log_every=max(1, steps // 20))
     return LocalSuite(runs_dir, device=device)
 
-# %% ../nbs/20_emergence.ipynb #7afcbf5f
+# %% ../nbs/20_emergence.ipynb #5ee42bc0
 @dataclass
 class Emergence:
     "Result of `emergence_step`."
@@ -397,7 +397,7 @@ def emergence_step(checkpoints: Sequence[int], passes_fn: Callable[[int], bool],
     return Emergence(steps[result] if result is not None else None, result, n_eval, len(seen), n, mono, fallback,
                      {steps[i]: seen[i] for i in sorted(seen)})
 
-# %% ../nbs/20_emergence.ipynb #e002ee37
+# %% ../nbs/20_emergence.ipynb #bf943652
 def suite_pass_fn(suite: Suite, size, seed: int, task: Task, threshold: float = 0.75) -> Callable[[int], bool]:
     "step -> does the suite's model at (size, seed, step) pass `task`?"
     def fn(step: int) -> bool:
@@ -418,7 +418,7 @@ def emergence_table(suite: Suite, runs: Sequence[tuple], tasks: dict[str, Task],
                              n_consulted=r.n_consulted, n_checkpoints=r.n_checkpoints, monotone=r.monotone))
     return pd.DataFrame(rows)
 
-# %% ../nbs/20_emergence.ipynb #c7b3bc0b
+# %% ../nbs/20_emergence.ipynb #2b9a1210
 def _pair_shape(pre, post) -> tuple[int, int]:
     sa = (len(attention_modules(pre)), n_heads(pre), pre.config.vocab_size)
     sb = (len(attention_modules(post)), n_heads(post), post.config.vocab_size)

@@ -374,7 +374,7 @@ def exposure_from_stream(phrases: Iterable[str], stream, window_step: int, case_
     df.attrs["window_step"] = window_step
     return df
 
-# %% ../nbs/10_exposure.ipynb #5a82fb77
+# %% ../nbs/10_exposure.ipynb #282b943a
 def proxy_split(pairs_df: pd.DataFrame, exposure_df: pd.DataFrame, window_step: int) -> pd.Series:
     "Boolean mask over `pairs_df` rows: True where the pair's phrase has `first_step < window_step` in `exposure_df`."
     check(isinstance(window_step, (int, np.integer)) and window_step >= 1,

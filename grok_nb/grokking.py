@@ -163,7 +163,7 @@ def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: flo
                 ci_low=float(lo), ci_high=float(hi), ci=float(ci), fit_exposed=fe, fit_unexposed=fu,
                 boot=boot, n_boot_failed=int(n_boot - len(good)))
 
-# %% ../nbs/11_grokking.ipynb #07ff6402
+# %% ../nbs/11_grokking.ipynb #e2fe82d3
 def effective_rank(matrix) -> float:
     "exp of the entropy of the normalized singular values (Roy & Vetterli 2007)."
     m = np.asarray(matrix, dtype=np.float64)
@@ -211,7 +211,7 @@ def concept_auroc(vectors, labels=None, method: str = "mean_diff", n_folds: int 
         aucs.append(roc_auc_score(y[te], score))
     return float(np.mean(aucs))
 
-# %% ../nbs/11_grokking.ipynb #d93d36bc
+# %% ../nbs/11_grokking.ipynb #91195324
 def _records(pairs) -> list[dict]:
     recs = pairs.to_dict("records") if isinstance(pairs, pd.DataFrame) else list(pairs)
     check(len(recs) > 0, "no pairs given")

@@ -4,6 +4,7 @@
 
 # %% ../nbs/22_mixers.ipynb #12fc0530
 from __future__ import annotations
+from typing import Literal  # resolves annotations inherited from PreTrainedConfig when docs render the class
 import copy, dataclasses, math, time
 import torch
 import torch.nn as nn

@@ -60,7 +60,7 @@ def sequence_logprobs(model, tokenizer, texts: Sequence[str], batch_size: int = 
     finally: model.train(was_training)
     return np.array([x.sum() for x in lps])
 
-# %% ../nbs/06_scoring.ipynb #3d6af265
+# %% ../nbs/06_scoring.ipynb #70d5c35e
 def minimal_pair_scores(model, tokenizer, good: Sequence[str], bad: Sequence[str], batch_size: int = 64, prepend_bos: bool = True) -> dict:
     "Per pair: log p(good), log p(bad), margin and correctness; plus the accuracy."
     check(len(good) == len(bad), f"minimal_pair_scores: {len(good)} good vs {len(bad)} bad sentences")
@@ -73,7 +73,7 @@ def minimal_pair_accuracy(model, tokenizer, good, bad, **kw) -> tuple[float, np.
     r = minimal_pair_scores(model, tokenizer, good, bad, **kw)
     return r["accuracy"], r["correct"], r["margin"]
 
-# %% ../nbs/06_scoring.ipynb #bfae2b30
+# %% ../nbs/06_scoring.ipynb #d64d104d
 @torch.no_grad()
 def greedy_continuation(model, prompts: Sequence[Sequence[int]], n_new: int | Sequence[int], batch_size: int = 64,
                         stop_ids: Sequence[int] = ()) -> list[list[int]]:
@@ -109,7 +109,7 @@ def greedy_match(model, prompts: Sequence[Sequence[int]], targets: Sequence[Sequ
     cont = greedy_continuation(model, prompts, [len(t) for t in targets], batch_size)
     return np.array([c == list(t) for c, t in zip(cont, targets)])
 
-# %% ../nbs/06_scoring.ipynb #ae1b3086
+# %% ../nbs/06_scoring.ipynb #e63223a0
 def score_checkpoints(run_dir, fn: Callable, key: str, steps: Sequence[int] | None = None, load: Callable | None = None,
                       progress: bool = True) -> dict[int, object]:
     "Map `fn(model, step)` over a run's checkpoints with an on-disk cache; returns {step: result}."
