@@ -172,7 +172,9 @@ DEMO_PLAN = {
     "sparse_attention": grid(seed=[0, 1, 2], n_heads=[4, 8], bias_strength=[0.0, 8.0]),
     "compartments": grid({"c": 2, "init": "duplicate", "seed": 0, "steps": 300, "n_docs": 4000, "eval_every": 20},
                          c=[1, 2, 4], seed=[0, 1], steps=300, n_docs=4000, eval_every=20),
-    "emergence": grid(seed=[0]),
+    "emergence": grid(*[dict(seeds=[0, 1, 2], steps=1200, checkpoint_every=50, patch_span=span,
+                             tasks={"ioi": {}, "string_repetition": {}, "pattern_completion": {"period": 2}, "in_context_repetition": {}})
+                        for span in (1, 4)]),
 }
 
 def run_reports(runs_dir=None, figures_dir=None) -> list[str]:

@@ -8,7 +8,7 @@ from grok_nb.sweep import run_study, load_runs, STUDIES_DIR
 SMALL = {
     "grokking": dict(steps=30, checkpoint_every=5, n_docs=1500, n_per_phenomenon=40, n_null=100, n_boot=20),
     "compartments": dict(),
-    "emergence": dict(seeds=[0], steps=40, n_docs=400, batch_size=4, seq_len=64, n_prompts=16,
+    "emergence": dict(seeds=[0], steps=40, checkpoint_every=10, n_docs=400, batch_size=4, seq_len=64, n_prompts=16,
                       tasks={"ioi": {}, "in_context_repetition": {"threshold": 0.1}}),   # 0.1: a diagnostic threshold that passes mid-run, so patching runs
     "sparse_attention": dict(steps=40, eval_every=20, eval_batch=64, pretrain="dyck", pretrain_steps=10, bias_strength=8.0, bias_heads=2),
 }
