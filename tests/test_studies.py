@@ -13,6 +13,19 @@ SMALL = {
     "sparse_attention": dict(steps=40, eval_every=20, eval_batch=64, pretrain="dyck", pretrain_steps=10, bias_strength=8.0, bias_heads=2),
 }
 
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+def test_grokking_on_real_c4_and_blimp(tmp_path):
+    "The real path: the C4 sample as corpus (BPE trained on it), real BLiMP files for the five phenomena."
+    rec = run_study("grokking", dict(corpus=str(SHARED / "english" / "c4_en_sample1000.jsonl.gz"), pairs=str(SHARED / "blimp"),
+                                     steps=20, checkpoint_every=5, batch_size=8, vocab_size=2048, n_null=100, n_boot=20), runs_dir=tmp_path)
+    assert rec["status"] == "finished", rec
+    res = json.loads((Path(rec["path"]) / "results.json").read_text())
+    assert len(res["phenomena"]) == 5
+    n = {u: r["n_exposed"] + r["n_unexposed"] for u, r in res["phenomena"].items()}
+    assert all(v == 1000 for v in n.values()), n                      # every real pair got a critical phrase
+    # (20 steps of 8 x 64 C4 tokens contain none of BLiMP's critical phrases verbatim: all pairs are unexposed here)
+
 @pytest.mark.parametrize("study", [s for s in SMALL if (STUDIES_DIR / f"{s}.ipynb").exists()])
 def test_study_runs(study, tmp_path):
     rec = run_study(study, SMALL[study], runs_dir=tmp_path)
