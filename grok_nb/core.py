@@ -12,8 +12,8 @@ import torch
 
 # %% auto #0
 __all__ = ['PROJECT_ROOT', 'GrokError', 'check', 'set_seed', 'get_device', 'get_dtype', 'autocast', 'atomic_write', 'atomic_path',
-           'save_json', 'load_json', 'append_jsonl', 'write_jsonl', 'read_jsonl', 'sha256_file', 'git_commit',
-           'package_versions', 'canonical_params', 'run_id', 'RunDir', 'make_run_dir']
+           'save_json', 'load_json', 'append_jsonl', 'write_jsonl', 'iter_jsonl', 'read_jsonl', 'sha256_file',
+           'git_commit', 'package_versions', 'canonical_params', 'run_id', 'RunDir', 'make_run_dir']
 
 # %% ../nbs/00_core.ipynb #d9411469
 class GrokError(ValueError):
@@ -132,15 +132,20 @@ def write_jsonl(records: Iterable[dict], path: str | os.PathLike) -> Path:
         for r in records: f.write(json.dumps(_clean_floats(json.loads(json.dumps(r, default=_jsonable))), allow_nan=False) + "\n")
     return Path(path)
 
-def read_jsonl(path: str | os.PathLike) -> list[dict]:
-    "Read a JSONL file; a malformed line raises an error naming file and line."
-    out = []
-    with open(path, encoding="utf-8") as f:
+def iter_jsonl(path: str | os.PathLike) -> Iterable[tuple[int, Any]]:
+    "Yield `(line_number, object)` for each non-empty line of a `.jsonl` or `.jsonl.gz` file; bad JSON names file and line."
+    import gzip
+    path = Path(path)
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
         for i, line in enumerate(f, 1):
             if not line.strip(): continue
-            try: out.append(json.loads(line))
-            except json.JSONDecodeError as e: raise GrokError(f"{path}:{i}: invalid JSON ({e})") from e
-    return out
+            try: yield i, json.loads(line)
+            except json.JSONDecodeError as e: raise GrokError(f"{path}:{i}: invalid JSON ({e.msg})") from e
+
+def read_jsonl(path: str | os.PathLike) -> list[dict]:
+    "Read a JSONL file; a malformed line raises an error naming file and line."
+    return [obj for _, obj in iter_jsonl(path)]
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     "Hex sha256 of a file's bytes."

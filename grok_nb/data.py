@@ -9,22 +9,17 @@ from pathlib import Path
 from typing import Iterable, Iterator, Callable, Sequence
 import numpy as np
 import torch
-from .core import GrokError, check, atomic_write
+from .core import GrokError, check, atomic_write, iter_jsonl
 
 # %% auto #0
 __all__ = ['SPECIAL_TOKENS', 'text_source', 'train_tokenizer', 'load_tokenizer', 'TokenStream']
 
 # %% ../nbs/01_data.ipynb #fbfbcbda
 def _read_jsonl_texts(path: Path, text_field: str) -> Iterator[str]:
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip(): continue
-            try: obj = json.loads(line)
-            except json.JSONDecodeError as e: raise GrokError(f"{path}:{i}: invalid JSON ({e})") from e
-            check(isinstance(obj, dict) and text_field in obj, f"{path}:{i}: missing field {text_field!r}")
-            check(isinstance(obj[text_field], str), f"{path}:{i}: field {text_field!r} is not a string: {obj[text_field]!r:.60}")
-            yield obj[text_field]
+    for i, obj in iter_jsonl(path):
+        check(isinstance(obj, dict) and text_field in obj, f"{path}:{i}: missing field {text_field!r}")
+        check(isinstance(obj[text_field], str), f"{path}:{i}: field {text_field!r} is not a string: {obj[text_field]!r:.60}")
+        yield obj[text_field]
 
 def _read_txt(path: Path) -> Iterator[str]:
     opener = gzip.open if path.name.endswith(".gz") else open

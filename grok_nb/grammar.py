@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
-from .core import GrokError, check, write_jsonl
+from .core import GrokError, check, write_jsonl, iter_jsonl
 
 # %% auto #0
 __all__ = ['NOUNS_TEXT', 'VERBS_TEXT', 'ADJECTIVES_TEXT', 'NAMES_TEXT', 'N_HAND_NOUNS', 'DEMONSTRATIVES', 'REFLEXIVES',
@@ -1115,16 +1115,11 @@ def _validate_blimp_row(row, where: str, line: int, uid: str | None) -> dict:
 
 def _read_blimp_file(path: Path, uid: str) -> list[dict]:
     rows, seen = [], {}
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip(): continue
-            try: obj = json.loads(line)
-            except json.JSONDecodeError as e: raise GrokError(f"{path}:{i}: invalid JSON ({e.msg})") from e
-            row = _validate_blimp_row(obj, str(path), i, uid)
-            if row["pairID"] in seen: raise GrokError(f"{path}:{i}: field 'pairID' {row['pairID']!r} repeats line {seen[row['pairID']]}")
-            seen[row["pairID"]] = i
-            row["source"] = f"{path}:{i}"; rows.append(row)
+    for i, obj in iter_jsonl(path):
+        row = _validate_blimp_row(obj, str(path), i, uid)
+        if row["pairID"] in seen: raise GrokError(f"{path}:{i}: field 'pairID' {row['pairID']!r} repeats line {seen[row['pairID']]}")
+        seen[row["pairID"]] = i
+        row["source"] = f"{path}:{i}"; rows.append(row)
     return rows
 
 def _blimp_uid(path: Path) -> str: return re.sub(r"\.jsonl(\.gz)?$", "", path.name)
