@@ -11,12 +11,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .core import (GrokError, check, get_device, get_dtype, autocast, atomic_path, save_json, append_jsonl,
+from .core import (GrokError, check, get_device, get_dtype, autocast, atomic_path, atomic_write, save_json, append_jsonl,
                           sha256_file, RunDir, set_seed)
 
 # %% auto #0
 __all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'save_checkpoint', 'load_state',
-           'load_checkpoint', 'lm_loss_sum', 'train']
+           'load_checkpoint', 'lm_loss_sum', 'train', 'launch_info', 'launch_train', 'train_or_launch']
 
 # %% ../nbs/04_train.ipynb #5f25f944
 def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512) -> list[int]:
@@ -138,7 +138,8 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
     - `run_dir`: a `RunDir`/path; metrics go to `metrics.jsonl`, checkpoints to `checkpoints/step_XXXXXX/` at the
       steps of `checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)` (step 0 = the initialisation).
       With `resume`, training continues from the last complete checkpoint (bit-identical on CPU).
-    - `extra_loss(model, batch, outputs) -> tensor | (tensor, dict)`: added to the LM loss (outputs carry hidden states).
+    - `extra_loss(model, batch, outputs) -> tensor | (tensor, dict)`: added to the LM loss (outputs carry hidden states);
+      under DDP the logged dict is averaged over ranks, so it must have the same keys on every rank.
     - `eval_fn(model, step) -> dict`: run at every checkpoint (and every `eval_every` steps), logged with the step.
     - `stop_fn(record) -> bool`: early stop after a logged step (e.g. a target loss reached).
     Under `torchrun` (WORLD_SIZE > 1) it runs DDP: gloo on CPU, nccl on CUDA; each rank takes its rows of the batch.
@@ -224,9 +225,11 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
                     for k, v in logs.items(): extra_logs[k] = extra_logs.get(k, 0.0) + float(v) / grad_accum
             loss.backward()
             loss_total += float(loss.detach()) / world
-        if world > 1:
+        if world > 1:                                                   # log what one process would: global loss, mean extra logs
             import torch.distributed as dist
-            lt = torch.tensor([loss_total], device=dev); dist.all_reduce(lt); loss_total = float(lt)
+            keys = sorted(extra_logs)
+            lt = torch.tensor([loss_total] + [extra_logs[k] for k in keys], device=dev, dtype=torch.float64); dist.all_reduce(lt)
+            loss_total = float(lt[0]); extra_logs = {k: float(v) / world for k, v in zip(keys, lt[1:].tolist())}
         gnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip if grad_clip else float("inf"))
         opt.step(); sched.step(); opt.zero_grad(set_to_none=True)
         tokens += int(n_target)
@@ -245,8 +248,157 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
             if rd is not None: append_jsonl(erec, rd.metrics_file)
             rec = {**(rec or {}), **erec}
         if done in ckpts: checkpoint(done)
-        if stop_fn is not None and rec is not None and stop_fn(rec):
+        stop = stop_fn is not None and rec is not None and bool(stop_fn(rec))
+        if world > 1 and stop_fn is not None:                           # rank 0 decides (only it sees eval records)
+            flag = torch.tensor([float(stop and is_main)], device=dev); dist.broadcast(flag, 0); stop = bool(flag.item())
+        if stop:
             if rd is not None and done not in ckpts and ckpts: checkpoint(done)
             break
     bar.close()
     return {"model": model, "history": history, "run_dir": rd, "steps": steps}
+
+# %% ../nbs/04_train.ipynb #50a9e467
+import sys, pickle, signal, subprocess, inspect, importlib.machinery
+
+def _check_nproc(nproc, who: str):
+    check(isinstance(nproc, (int, np.integer)) and not isinstance(nproc, bool) and nproc >= 1,
+          f"{who}: nproc must be an int >= 1, got {nproc!r}")
+
+def _launch_device_type(device, who: str) -> str:
+    "The device kind that `train` picks under torchrun (WORLD_SIZE > 1): 'auto' is cuda if available, else cpu."
+    kind = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else str(device).split(":")[0]
+    check(kind in ("cpu", "cuda"), f"{who}: DDP runs on cpu (gloo) or cuda (nccl), got device={device!r}")
+    return kind
+
+def launch_info(nproc: int, device: str = "auto") -> dict:
+    "How a training with `nproc` processes is launched; study notebooks store this with their run parameters."
+    _check_nproc(nproc, "launch_info")
+    if nproc == 1: return {"launcher": "in-process"}
+    kind = _launch_device_type(device, "launch_info")
+    return {"launcher": "torchrun", "nproc_per_node": int(nproc), "backend": "nccl" if kind == "cuda" else "gloo"}
+
+# %% ../nbs/04_train.ipynb #1c8c4134
+def _importable(name: str) -> bool:
+    "Can a fresh interpreter with this `sys.path` import module `name` from the same file?"
+    mod = sys.modules.get(name)
+    file = getattr(mod, "__file__", None)
+    if file is None: return True                                   # builtins, namespace packages: pickled by reference
+    parent = name.rpartition(".")[0]
+    path = getattr(sys.modules.get(parent), "__path__", None) if parent else None
+    if parent and path is None: return False
+    try: spec = importlib.machinery.PathFinder.find_spec(name, path)
+    except (ImportError, ValueError): return False
+    return spec is not None and spec.origin is not None and os.path.realpath(spec.origin) == os.path.realpath(file)
+
+def _by_value_modules(objs) -> list[str]:
+    "Modules of `objs` (instances' classes, functions) that the child processes could not import by name."
+    out = []
+    for o in objs:
+        for name in (getattr(o, "__module__", None), type(o).__module__):
+            if isinstance(name, str) and name not in ("__main__", "builtins") and name not in out and name in sys.modules \
+               and not _importable(name): out.append(name)
+    return out
+
+# %% ../nbs/04_train.ipynb #ad4a3871
+_TRAIN_KW = set(inspect.signature(train).parameters) - {"model", "source", "steps", "run_dir"}
+
+def _kill_group(proc, grace: float = 10.0):
+    "Stop a process group we started: SIGTERM, then SIGKILL after `grace` seconds."
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError): os.killpg(proc.pid, sig)
+        try: proc.wait(timeout=grace); return
+        except subprocess.TimeoutExpired: pass
+
+def _tail(path: Path, n: int = 30) -> str:
+    if not path.exists(): return "(no log)"
+    return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+
+def launch_train(model, source, steps: int, *, nproc: int, run_dir=None, timeout: float | None = None, **train_kwargs) -> dict:
+    """`train(model, source, steps, run_dir=run_dir, **train_kwargs)` in `nproc` DDP processes started by torchrun.
+    Returns `train`'s dict (`model` holds the trained weights, in this process and on its device; `history` is rank 0's,
+    equal to one process's) plus `launch`: `launch_info(...)`, the wall time and the log file (kept only under `run_dir`)."""
+    _check_nproc(nproc, "launch_train")
+    check(isinstance(steps, int) and steps >= 0, f"launch_train: steps must be an int >= 0, got {steps!r}")
+    bad = sorted(set(train_kwargs) - _TRAIN_KW)
+    check(not bad, f"launch_train: unknown train arguments {bad}; train takes {sorted(_TRAIN_KW)}")
+    device = train_kwargs.get("device", "auto")
+    if _launch_device_type(device, "launch_train") == "cuda":
+        n = torch.cuda.device_count()
+        check(n >= nproc, f"launch_train: nproc={nproc} processes need {nproc} GPUs but {n} are visible "
+              f"(CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')!r}); lower nproc or pass device='cpu'")
+    try: import cloudpickle
+    except ImportError: raise GrokError("launch_train needs cloudpickle (pip install cloudpickle)") from None
+    rd = None if run_dir is None else (run_dir if isinstance(run_dir, RunDir) else RunDir(run_dir))
+    folder = rd.path/"_launch" if rd is not None else Path(tempfile.mkdtemp(prefix="grok_nb_launch_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    spec_file, log_file, result_file = folder/"spec.pkl", folder/"train.log", folder/"result.pt"
+    for f in [result_file, *folder.glob("error_rank*.txt")]: f.unlink(missing_ok=True)   # never read a stale result
+    kw = {**train_kwargs, "run_dir": None if rd is None else str(rd.path.resolve())}
+    spec = {"model": model, "source": source, "steps": steps, "kwargs": kw, "result": str(result_file.resolve()),
+            "errors": str(folder.resolve())}
+    home = next((p.device for p in model.parameters()), torch.device("cpu"))
+    home = None if home.type == "cpu" else home
+    mods = _by_value_modules([source, model, *train_kwargs.values()])
+    try:
+        if home is not None: model.to("cpu")                          # every rank unpickles its copy on the CPU
+        for m in mods: cloudpickle.register_pickle_by_value(sys.modules[m])
+        with atomic_write(spec_file, "wb") as fh: cloudpickle.dump(spec, fh)
+    finally:
+        for m in mods: cloudpickle.unregister_pickle_by_value(sys.modules[m])
+        if home is not None: model.to(home)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1",
+           "PYTHONPATH": os.pathsep.join([os.path.abspath(p or ".") for p in sys.path] + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    env.setdefault("MASTER_ADDR", "127.0.0.1")
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(int(nproc)),
+           "-m", "grok_nb.train", str(spec_file.resolve())]
+    t0 = time.time()
+    with open(log_file, "wb") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        try: rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc); rc = None
+        except BaseException:
+            _kill_group(proc); raise
+    if rc != 0 or not result_file.exists():
+        errs = {}                                                       # traceback tail -> ranks that raised it
+        for f in sorted(folder.glob("error_rank*.txt"), key=lambda f: int(f.stem[10:])):
+            errs.setdefault("\n".join(f.read_text(errors="replace").splitlines()[-12:]), []).append(f.stem[10:])
+        errs = "\n".join(f"--- error of rank {', '.join(r)}:\n{t}" for t, r in errs.items())
+        why = f"killed after the {timeout} s timeout" if rc is None else f"exit code {rc}"
+        raise GrokError(f"launch_train: torchrun with {nproc} processes failed ({why}); spec {spec_file}, log {log_file}\n"
+                        f"{errs}\n--- last 30 lines of {log_file}:\n{_tail(log_file)}")
+    res = torch.load(result_file, map_location="cpu", weights_only=False)
+    _unwrap(model).load_state_dict(res["state"])
+    info = {**launch_info(nproc, device), "wall_s": round(time.time() - t0, 2), "log": str(log_file) if rd is not None else None}
+    if rd is not None: spec_file.unlink(); result_file.unlink()
+    else: shutil.rmtree(folder, ignore_errors=True)
+    return {"model": model, "history": res["history"], "run_dir": rd, "steps": steps, "launch": info}
+
+def train_or_launch(model, source, steps: int, *, nproc: int = 1, **kw) -> dict:
+    "`train` in this process when `nproc == 1`, else `launch_train` with `nproc` torchrun processes; both add `launch`."
+    _check_nproc(nproc, "train_or_launch")
+    if nproc == 1: return {**train(model, source, steps, **kw), "launch": launch_info(1)}
+    return launch_train(model, source, steps, nproc=nproc, **kw)
+
+# %% ../nbs/04_train.ipynb #4aca04c3
+def _launch_main(spec_file: str) -> None:
+    "Entry point of each torchrun child: run the `train` call described by `spec_file` (written by `launch_train`)."
+    with open(spec_file, "rb") as fh: spec = pickle.load(fh)
+    world, rank, _ = _ddp_info()
+    try:
+        res = train(spec["model"], spec["source"], spec["steps"], **spec["kwargs"])
+        if rank == 0:
+            state = {k: v.detach().cpu() for k, v in _unwrap(res["model"]).state_dict().items()}
+            with atomic_path(spec["result"]) as p:
+                torch.save({"state": state, "history": res["history"], "steps": res["steps"], "world_size": world}, p)
+    except BaseException:
+        import traceback
+        with atomic_write(Path(spec["errors"])/f"error_rank{rank}.txt") as fh: fh.write(traceback.format_exc())
+        raise
+    finally:
+        import torch.distributed as dist
+        if dist.is_available() and dist.is_initialized(): dist.destroy_process_group()
+
+if __name__ == "__main__" and Path(globals().get("__file__", "")).name == "train.py" and len(sys.argv) == 2:
+    from grok_nb.train import _launch_main as _main                 # the importable module's functions, not __main__'s copies
+    _main(sys.argv[1])
