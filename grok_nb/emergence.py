@@ -13,19 +13,20 @@ import torch
 from .core import GrokError, check, RunDir, save_json, load_json
 from .data import TokenStream, train_tokenizer, load_tokenizer, text_source
 from .models import build_model
-from .train import train, load_checkpoint, checkpoint_schedule, pythia_steps
+from .train import train, train_or_launch, load_checkpoint, checkpoint_schedule, pythia_steps
 from .attention import capture_attention, patch_attention, attention_modules, n_heads
 from .scoring import greedy_match
 
 # %% auto #0
-__all__ = ['NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES', 'VERBS', 'PREPOSITIONS', 'IOI_TEMPLATES', 'TASKS',
-           'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus', 'Task', 'prefix_id', 'word_tokens',
+__all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES', 'VERBS', 'PREPOSITIONS', 'IOI_TEMPLATES',
+           'TASKS', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus', 'Task', 'prefix_id', 'word_tokens',
            'single_token_names', 'string_repetition', 'in_context_repetition', 'pattern_completion', 'ioi',
            'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes', 'Suite', 'HFPythiaSuite', 'LocalSuite',
            'train_local_suite', 'Emergence', 'emergence_step', 'suite_pass_fn', 'emergence_table', 'target_prob',
            'patch_heads', 'cumulative_recovery']
 
 # %% ../nbs/20_emergence.ipynb #ee863fa0
+CORPUS_VERSION = 2   # bump when `capability_corpus` changes what it generates (cached mini-suites are keyed by it); 2: IOI in both orders
 NAMES = ("Mary John Tom James David Sarah Anna Paul Mark Lisa Kate Peter Emma Jack Alice Bob Mike Laura Daniel Rachel").split()
 PLACES = "store park school office station garden market library beach house".split()
 OBJECTS = "drink book ring ball letter bag key gift snack pen".split()
@@ -35,10 +36,10 @@ ADJECTIVES = "old red small big quiet green happy dark bright cold warm young ta
 VERBS = "saw found liked painted opened visited watched carried moved cleaned followed heard".split()
 PREPOSITIONS = "near behind under beside across".split()
 IOI_TEMPLATES = (
-    "When {A} and {B} went to the {place}, {B} gave a {obj} to {A}.",
-    "After {A} and {B} arrived at the {place}, {B} handed a {obj} to {A}.",
-    "While {A} and {B} were at the {place}, {B} sent a {obj} to {A}.",
-    "Then {A} and {B} walked to the {place}. {B} gave the {obj} to {A}.",
+    "When {X} and {Y} went to the {place}, {B} gave a {obj} to {A}.",
+    "After {X} and {Y} arrived at the {place}, {B} handed a {obj} to {A}.",
+    "While {X} and {Y} were at the {place}, {B} sent a {obj} to {A}.",
+    "Then {X} and {Y} walked to the {place}. {B} gave the {obj} to {A}.",
 )
 
 def filler_sentence(rng: np.random.Generator, names: Sequence[str] = NAMES) -> str:
@@ -49,12 +50,16 @@ def filler_sentence(rng: np.random.Generator, names: Sequence[str] = NAMES) -> s
     if k == 1: return f"{c(names)} {c(VERBS)} a {c(ADJECTIVES)} {c(NOUNS)} {c(PREPOSITIONS)} the {c(PLACES)}."
     return f"A {c(NOUNS)} {c(VERBS)} the {c(ADJECTIVES)} {c(NOUNS)}."
 
-def ioi_sentence(rng: np.random.Generator, names: Sequence[str] = NAMES) -> tuple[str, str, str]:
-    "An IOI sentence and its two names: (text, indirect object A, subject B); the text ends with ' A.'"
+def ioi_sentence(rng: np.random.Generator, names: Sequence[str] = NAMES, order: str | None = None) -> tuple[str, str, str]:
+    """An IOI sentence and its two names: (text, indirect object A, subject B); the text ends with ' A.'
+    `order`: `ABBA` (the indirect object is named first), `BABA` (second), or None (either, with probability 1/2)."""
+    check(order in (None, "ABBA", "BABA"), f"ioi_sentence: order must be 'ABBA', 'BABA' or None, got {order!r}")
     a, b = rng.choice(len(names), 2, replace=False)
     A, B = names[a], names[b]
     t = IOI_TEMPLATES[rng.integers(len(IOI_TEMPLATES))]
-    return t.format(A=A, B=B, place=PLACES[rng.integers(len(PLACES))], obj=OBJECTS[rng.integers(len(OBJECTS))]), A, B
+    order = order or ("ABBA" if rng.random() < 0.5 else "BABA")
+    X, Y = (A, B) if order == "ABBA" else (B, A)
+    return t.format(X=X, Y=Y, A=A, B=B, place=PLACES[rng.integers(len(PLACES))], obj=OBJECTS[rng.integers(len(OBJECTS))]), A, B
 
 # %% ../nbs/20_emergence.ipynb #02e2349e
 def _word_list_line(rng, length):
@@ -294,8 +299,9 @@ class LocalSuite(Suite):
 def train_local_suite(runs_dir, sizes: Sequence[str], seeds: Sequence[int], steps: int, corpus, *, tokenizer=None,
                       vocab_size: int = 1024, seq_len: int = 128, batch_size: int = 16, lr: float = 2e-3, warmup: int = 20,
                       pythia_every: int | None = None, overrides: dict | None = None, device: str = "cpu",
-                      progress: bool = False) -> LocalSuite:
-    "Train a (sizes × seeds) GPT-NeoX suite on `corpus` (list of str or a `text_source` spec); returns the `LocalSuite`."
+                      progress: bool = False, nproc: int = 1) -> LocalSuite:
+    """Train a (sizes × seeds) GPT-NeoX suite on `corpus` (list of str or a `text_source` spec); returns the `LocalSuite`.
+    `nproc > 1` trains each member under torchrun (DDP over `nproc` GPUs, or gloo processes on CPU)."""
     runs_dir = Path(runs_dir); runs_dir.mkdir(parents=True, exist_ok=True)
     check(len(sizes) >= 1 and len(seeds) >= 1, f"train_local_suite: need sizes and seeds, got {sizes!r}, {seeds!r}")
     docs = corpus if isinstance(corpus, list) else list(text_source(corpus))
@@ -319,7 +325,7 @@ def train_local_suite(runs_dir, sizes: Sequence[str], seeds: Sequence[int], step
             stream = TokenStream(docs, tok, seq_len=seq_len, batch_size=batch_size, seed=seed)
             model = build_model(size, vocab_size=len(tok), seed=seed, **(overrides or {}))
             save_json({"params": {**params, "size": size, "seed": seed}}, rd.params_file)
-            train(model, stream, steps, run_dir=rd, lr=lr, warmup=warmup, checkpoint_steps=ckpts, seed=seed,
+            train_or_launch(model, stream, steps, nproc=nproc, run_dir=rd, lr=lr, warmup=warmup, checkpoint_steps=ckpts, seed=seed,
                   device=device, progress=progress, log_every=max(1, steps // 20))
     return LocalSuite(runs_dir, device=device)
 

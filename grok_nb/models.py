@@ -25,6 +25,7 @@ PRESETS: dict[str, dict] = {
     "pythia-70m":  dict(family="neox", vocab_size=50304, d_model=512, n_heads=8, n_layers=6, seq_len=2048),
     "pythia-160m": dict(family="neox", vocab_size=50304, d_model=768, n_heads=12, n_layers=12, seq_len=2048),
     "pythia-410m": dict(family="neox", vocab_size=50304, d_model=1024, n_heads=16, n_layers=24, seq_len=2048),
+    "pythia-micro":  dict(family="neox", vocab_size=1024, d_model=32, n_heads=2, n_layers=2, seq_len=128),
     "pythia-tiny":   dict(family="neox", vocab_size=1024, d_model=64, n_heads=4, n_layers=2, seq_len=128),
     "pythia-tiny-2": dict(family="neox", vocab_size=1024, d_model=128, n_heads=4, n_layers=3, seq_len=128),
     # study B synthetic tasks (learned absolute positions)
