@@ -35,10 +35,12 @@ export: $(STAMP)
 	$(BIN)/nbdev_export
 	$(BIN)/nbdev_clean
 
-# the docs site needs the quarto binary; PyPI's quarto-cli fetches it from GitHub at install time
+# the nbdev site needs the quarto binary; PyPI's quarto-cli fetches it from GitHub at install time. Offline, the same
+# notebooks (library ones executed) are rendered to _docs/ with nbconvert instead.
 docs: $(STAMP)
-	command -v quarto >/dev/null || $(BIN)/python -m pip install -q 'quarto-cli' || { echo "make docs: quarto is not installed and could not be fetched (offline?)"; exit 1; }
-	$(BIN)/nbdev_docs
+	if command -v quarto >/dev/null || PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && command -v $(BIN)/quarto >/dev/null; then \
+	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbdev_docs; \
+	else echo "make docs: no quarto binary (offline?); building the nbconvert site instead"; OMP_NUM_THREADS=1 $(BIN)/python docs/build_offline.py; fi
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

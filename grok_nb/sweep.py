@@ -12,8 +12,9 @@ from tqdm.auto import tqdm
 from .core import GrokError, check, run_id, save_json, load_json, PROJECT_ROOT
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'RUNS_DIR', 'DEMO_PLAN', 'grid', 'studies_dir', 'study_notebook', 'study_defaults', 'resolve_params',
-           'run_path', 'run_status', 'run_study', 'sweep', 'load_runs', 'run_reports', 'demo', 'parse_params', 'main']
+__all__ = ['STUDIES_DIR', 'RUNS_DIR', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'grid', 'studies_dir', 'study_notebook',
+           'study_defaults', 'resolve_params', 'run_path', 'run_status', 'run_study', 'sweep', 'load_runs', 'run_plan',
+           'demo_jobs', 'save_summary', 'run_reports', 'demo', 'parse_params', 'main']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -109,10 +110,30 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
         return {"run_id": path.name, "path": str(path), **rec}
 
 # %% ../nbs/90_sweep.ipynb #c6b9ecb3
+def _set_threads(n: int | None):
+    "Pool initializer: the kernels papermill starts inherit this process's environment."
+    if n:
+        for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"): os.environ[k] = str(n)
+
+def _threads(workers: int, threads: int | None) -> int | None:
+    "Threads per worker: `threads`, or the cores divided among the workers (two 1-thread workers beat one 2-thread run)."
+    return threads if threads else (max(1, (os.cpu_count() or 1) // workers) if workers > 1 else None)
+
+def _pool_run(jobs: list[tuple[str, dict]], workers: int, threads: int | None, runs_dir, retry_failed: bool, desc: str, progress: bool) -> list[dict]:
+    "Run `(study, params)` jobs in submission order through a process pool; results in job order."
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    out = [None] * len(jobs)
+    with ProcessPoolExecutor(workers, initializer=_set_threads, initargs=(_threads(workers, threads),)) as ex:
+        futs = {ex.submit(run_study, st, p, runs_dir, retry_failed): i for i, (st, p) in enumerate(jobs)}
+        for f in tqdm(as_completed(futs), total=len(futs), desc=desc, disable=not progress): out[futs[f]] = {"study": jobs[futs[f]][0], **f.result()}
+    return out
+
 def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 1, retry_failed: bool = False, runs_dir=None,
-          progress: bool = True, slurm: dict | None = None, cluster: str | None = None) -> pd.DataFrame:
-    "Run every parameter set of `runs` (see `grid`); returns one row per run with its status."
+          progress: bool = True, slurm: dict | None = None, cluster: str | None = None, threads: int | None = None) -> pd.DataFrame:
+    """Run every parameter set of `runs` (see `grid`); returns one row per run with its status.
+    With `workers > 1` each worker's kernels get `threads` threads (default: the cores divided among the workers)."""
     check(executor in ("local", "submitit"), f"sweep: executor must be 'local' or 'submitit', got {executor!r}")
+    check(isinstance(workers, int) and workers >= 1, f"sweep: workers must be an integer >= 1, got {workers!r}")
     defaults = study_defaults(study)
     for p in runs: resolve_params(study, p, defaults)                      # refuse bad parameters before any run starts
     results = []
@@ -120,10 +141,8 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
         for p in tqdm(runs, desc=f"sweep {study}", disable=not progress):
             results.append(run_study(study, p, runs_dir, retry_failed))
     elif executor == "local":
-        from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(workers) as ex:
-            futs = [ex.submit(run_study, study, p, runs_dir, retry_failed) for p in runs]
-            for f in tqdm(futs, desc=f"sweep {study}", disable=not progress): results.append(f.result())
+        results = [{k: v for k, v in r.items() if k != "study"}
+                   for r in _pool_run([(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress)]
     else:
         import submitit
         folder = Path(runs_dir or RUNS_DIR) / "_submitit"
@@ -155,6 +174,25 @@ def load_runs(study: str, runs_dir=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../nbs/90_sweep.ipynb #e7157daa
+def run_plan(jobs: list[tuple[str, dict]], workers: int = 1, runs_dir=None, retry_failed: bool = False, threads: int | None = None,
+             progress: bool = True) -> pd.DataFrame:
+    "Run `(study, params)` jobs of several studies (in order) through one pool; one row per job with its study and status."
+    check(isinstance(workers, int) and workers >= 1, f"run_plan: workers must be an integer >= 1, got {workers!r}")
+    defaults = {}
+    for i, job in enumerate(jobs):
+        check(isinstance(job, (tuple, list)) and len(job) == 2 and isinstance(job[1], dict), f"run_plan: job {i} must be (study, params dict), got {job!r}")
+        st, p = job
+        if st not in defaults: defaults[st] = study_defaults(st)
+        resolve_params(st, p, defaults[st])
+    if workers <= 1:
+        res = [{"study": st, **run_study(st, p, runs_dir, retry_failed)} for st, p in tqdm(jobs, desc="runs", disable=not progress)]
+    else: res = _pool_run([tuple(j) for j in jobs], workers, threads, runs_dir, retry_failed, "runs", progress)
+    df = pd.DataFrame(res)
+    if progress and len(df):
+        for st, g in df.groupby("study", sort=False): print(f"{st}: " + ", ".join(f"{k} {v}" for k, v in g["status"].value_counts().items()))
+    return df
+
+# %% ../nbs/90_sweep.ipynb #388667b8
 def _write_toy_study(folder: Path) -> Path:
     "A minimal study notebook for tests: squares `x`, fails when `fail` is true."
     import nbformat
@@ -166,16 +204,28 @@ def _write_toy_study(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True); nbformat.write(nb, folder/"toy.ipynb")
     return folder/"toy.ipynb"
 
-# %% ../nbs/90_sweep.ipynb #995dc190
-DEMO_PLAN = {
-    "grokking": grid(seed=[0, 1, 2], steps=250, checkpoint_every=10),
-    "sparse_attention": grid(seed=[0, 1, 2], n_heads=[4, 8], bias_strength=[0.0, 8.0]),
-    "compartments": grid({"c": 2, "init": "duplicate", "seed": 0, "steps": 300, "n_docs": 4000, "eval_every": 20},
-                         c=[1, 2, 4], seed=[0, 1], steps=300, n_docs=4000, eval_every=20),
-    "emergence": grid(*[dict(seeds=[0, 1, 2], steps=1200, checkpoint_every=50, patch_span=span,
-                             tasks={"ioi": {}, "string_repetition": {}, "pattern_completion": {"period": 2}, "in_context_repetition": {}})
-                        for span in (1, 4)]),
-}
+# %% ../nbs/90_sweep.ipynb #fd0ff598
+EMERGENCE_DEMO = dict(sizes=["pythia-micro", "pythia-tiny"], seeds=[0, 1, 2], steps=2400, checkpoint_every=100,
+                      tasks={"ioi": {}, "string_repetition": {}, "pattern_completion": {"period": 2}, "in_context_repetition": {}})
+COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20)
+
+def demo_jobs() -> list[tuple[str, dict]]:
+    "The demo's runs, in the order the pool takes them."
+    first = [("emergence", {**EMERGENCE_DEMO, "patch_span": 1})]
+    grok = [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10)]
+    comp = [("compartments", p) for p in grid({"c": 2, "init": "duplicate", "seed": 0, **COMPARTMENTS_DEMO},
+                                              c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)]
+    sparse = [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=[4, 8], bias_strength=[0.0, 8.0])]
+    last = [("emergence", {**EMERGENCE_DEMO, "patch_span": 4})]
+    return first + grok + comp + sparse + last
+
+def save_summary(study: str, lines: list[str], runs_dir=None) -> Path:
+    "A report's few lines of headline numbers, printed by `demo`: `runs/_reports/<study>_summary.txt` (atomic)."
+    from grok_nb.core import atomic_write
+    path = Path(runs_dir or RUNS_DIR) / "_reports" / f"{study}_summary.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(path, "w") as f: f.write("\n".join("    " + l for l in lines) + "\n")
+    return path
 
 def run_reports(runs_dir=None, figures_dir=None) -> list[str]:
     "Execute every notebook in nbs/reports with papermill (cwd nbs/reports); returns the ones that failed."
@@ -190,24 +240,24 @@ def run_reports(runs_dir=None, figures_dir=None) -> list[str]:
             failed.append(nb.name); print(f"report {nb.name} failed: {getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}")
     return failed
 
-def demo(runs_dir=None, plan: dict | None = None) -> int:
-    "Run the demo sweeps, the reports, and print the headline numbers."
-    t0 = time.time(); plan = DEMO_PLAN if plan is None else plan; bad = 0
-    for study, runs in plan.items():
-        if not (studies_dir()/f"{study}.ipynb").exists(): print(f"[demo] study {study}: notebook not present, skipped"); continue
-        df = sweep(study, runs, runs_dir=runs_dir)
-        bad += int((df["status"] == "failed").sum())
-    failed_reports = run_reports(runs_dir)
-    print(f"\n[demo] finished in {time.time() - t0:.0f} s; {bad} failed runs, {len(failed_reports)} failed reports")
-    for study in plan:
-        df = load_runs(study, runs_dir)
-        if len(df): print(f"[demo] {study}: {len(df)} runs, {int((df['status'] == 'finished').sum())} finished; headline columns:")
-        for c in [c for c in df.columns if c.startswith("r_headline.")]:
-            print(f"    {c[11:]}: " + ", ".join(f"{v:.3g}" if isinstance(v, float) else str(v) for v in df[c].tolist()))
-    print(f"[demo] figures in {PROJECT_ROOT/'figures'}")
+def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=None) -> int:
+    "Run the demo jobs through one pool, the reports, and print each report's summary of headline numbers."
+    t0 = time.time(); jobs = demo_jobs() if jobs is None else jobs
+    missing = sorted({st for st, _ in jobs if not (studies_dir()/f"{st}.ipynb").exists()})
+    for st in missing: print(f"[demo] study {st}: notebook not present, skipped")
+    df = run_plan([j for j in jobs if j[0] not in missing], workers=workers, runs_dir=runs_dir)
+    bad = int((df["status"] == "failed").sum()) if len(df) else 0
+    for r in df[df.status == "failed"].itertuples() if bad else []: print(f"[demo] FAILED {r.study} {r.run_id}: {getattr(r, 'error', '')}")
+    t_runs = time.time() - t0
+    failed_reports = run_reports(runs_dir, figures_dir)
+    print(f"\n[demo] runs {t_runs:.0f} s, reports {time.time() - t0 - t_runs:.0f} s; {bad} failed runs, {len(failed_reports)} failed reports")
+    for study in dict.fromkeys(st for st, _ in jobs):
+        f = Path(runs_dir or RUNS_DIR) / "_reports" / f"{study}_summary.txt"
+        print(f"\n[demo] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
+    print(f"\n[demo] figures in {Path(figures_dir or PROJECT_ROOT/'figures')}")
     return int(bad > 0 or len(failed_reports) > 0)
 
-# %% ../nbs/90_sweep.ipynb #fd0ff598
+# %% ../nbs/90_sweep.ipynb #feba85b9
 def _parse_value(s: str):
     try: return ast.literal_eval(s)
     except (ValueError, SyntaxError): return s
@@ -230,8 +280,9 @@ def main(argv=None):
     for x in (r, s):
         x.add_argument("--runs-dir", default=None); x.add_argument("--retry-failed", action="store_true")
     s.add_argument("--executor", default="local", choices=["local", "submitit"]); s.add_argument("--workers", type=int, default=1)
+    s.add_argument("--threads", type=int, default=None, help="threads per local worker (default: cores / workers)")
     s.add_argument("--partition", default=None); s.add_argument("--gpus", type=int, default=None); s.add_argument("--time", type=int, default=60)
-    d = sub.add_parser("demo"); d.add_argument("--runs-dir", default=None)
+    d = sub.add_parser("demo"); d.add_argument("--runs-dir", default=None); d.add_argument("--workers", type=int, default=2)
     a = ap.parse_args(argv)
     try:
         if a.cmd == "run":
@@ -239,9 +290,9 @@ def main(argv=None):
             print(json.dumps(rec, indent=1)); return 0 if rec["status"] in ("finished",) else 1
         if a.cmd == "sweep":
             slurm = {"timeout_min": a.time, **({"partition": a.partition} if a.partition else {}), **({"gpus_per_node": a.gpus} if a.gpus else {})}
-            df = sweep(a.study, grid(**parse_params(a.param, sweep_values=True)), a.executor, a.workers, a.retry_failed, a.runs_dir, slurm=slurm)
+            df = sweep(a.study, grid(**parse_params(a.param, sweep_values=True)), a.executor, a.workers, a.retry_failed, a.runs_dir, slurm=slurm, threads=a.threads)
             print(df[["run_id", "status"]].to_string(index=False)); return int((df["status"] == "failed").any())
         if a.cmd == "demo":
-            return demo(a.runs_dir)
+            return demo(a.runs_dir, workers=a.workers)
     except GrokError as e:
         print(f"grok-nb: error: {e}", file=sys.stderr); return 2
