@@ -257,7 +257,7 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
     print(f"\n[demo] figures in {Path(figures_dir or PROJECT_ROOT/'figures')}")
     return int(bad > 0 or len(failed_reports) > 0)
 
-# %% ../nbs/90_sweep.ipynb #feba85b9
+# %% ../nbs/90_sweep.ipynb #89f0775c
 def _parse_value(s: str):
     try: return ast.literal_eval(s)
     except (ValueError, SyntaxError): return s
