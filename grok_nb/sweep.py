@@ -216,6 +216,7 @@ def demo_jobs() -> list[tuple[str, dict]]:
     comp = [("compartments", p) for p in grid({"c": 2, "init": "duplicate", "seed": 0, **COMPARTMENTS_DEMO},
                                               c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)]
     sparse = [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=[4, 8], bias_strength=[0.0, 8.0])
+              + grid(seed=[0, 1, 2], S=12, n_heads=8, bias_strength=[0.0, 8.0])          # plateau vs S, with and without bias
               + grid(seed=[0, 1, 2], arch="mlp_mixer")                                   # vs the transformer at the defaults
               + grid(seed=[0, 1, 2], task="cellular_automaton", arch=["transformer", "mlp_mixer"])
               + grid(seed=[0, 1, 2], pretrain=["dyck", "nca"])]                          # vs scratch at the defaults
