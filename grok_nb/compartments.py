@@ -21,9 +21,10 @@ __all__ = ['TRANS_TEXT', 'ROW_BLOCK', 'DEFAULT_TARGETS', 'FIRST', 'LAST', 'CITIE
            'ATTRIBUTES', 'BIO_TEMPLATES', 'QUESTIONS', 'CompartmentTokenizer', 'DisjointTokenizer', 'assign_documents',
            'CompartmentStream', 'check_model_vocab', 'validation_batches', 'batches_loss', 'tokens_per_byte',
            'compartment_eval_fn', 'duplicate_embeddings', 'build_compartment_model', 'expand_to_compartments',
-           'compartment_logprobs', 'masked_mean', 'info_nce', 'infonce_extra_loss', 'eval_curves', 'steps_to_target',
-           'run_metrics', 'compartmentalization_tax', 'exact_match', 'Case', 'split_parallel', 'bilingual_case',
-           'load_en_zh', 'make_people', 'render_bio', 'qa_items', 'qa_doc', 'bio_qa_case']
+           'compartment_logprobs', 'masked_mean', 'info_nce', 'infonce_extra_loss', 'pooled_states', 'retrieval_stats',
+           'alignment_stats', 'compartment_alignment', 'eval_curves', 'steps_to_target', 'run_metrics',
+           'compartmentalization_tax', 'exact_match', 'Case', 'split_parallel', 'bilingual_case', 'load_en_zh',
+           'make_people', 'render_bio', 'qa_items', 'qa_doc', 'bio_qa_case']
 
 # %% ../nbs/30_compartments.ipynb #80fadb2a
 TRANS_TEXT = "<|trans|>"
@@ -229,6 +230,10 @@ class CompartmentStream:
                 f"t={self.translation_fraction}, seq_len={self.seq_len}, batch_size={self.batch_size}, seed={self.seed})")
     @property
     def tokens_per_step(self) -> int: return self.seq_len * self.batch_size
+    @property
+    def shared_keys(self) -> tuple:
+        "Batch tensors that are not rows of the LM batch (the InfoNCE-only pairs): `train` must not split them."
+        return ("pair_a", "pair_a_mask", "pair_b", "pair_b_mask") if self.pairs_per_batch else ()
 
     def _block(self, k: int):
         "Category of every row of block k (0..c-1 compartments, c = translation) and its index within the category."
@@ -490,6 +495,70 @@ def infonce_extra_loss(layer: int, weight: float = 1.0, tau: float = 0.1, separa
     return extra_loss
 
 # %% ../nbs/30_compartments.ipynb #c16a1284
+@torch.no_grad()
+def pooled_states(model, seqs: Sequence[Sequence[int]], layer: int, batch_size: int = 64, pad_id: int = 0) -> torch.Tensor:
+    "Mean-pooled layer-`layer` hidden states of each id sequence: [N, D] (right-padded batches, padding masked out)."
+    check(len(seqs) > 0 and all(len(s) > 0 for s in seqs), "pooled_states: need non-empty id sequences")
+    dev = next(model.parameters()).device
+    out = []
+    for i in range(0, len(seqs), batch_size):
+        chunk = seqs[i:i + batch_size]; n = max(len(s) for s in chunk)
+        x = torch.full((len(chunk), n), pad_id, dtype=torch.long); m = torch.zeros_like(x)
+        for r, s in enumerate(chunk): x[r, :len(s)] = torch.as_tensor(list(s)); m[r, :len(s)] = 1
+        hs = model(input_ids=x.to(dev), attention_mask=m.to(dev), output_hidden_states=True).hidden_states
+        check(0 <= layer < len(hs), f"alignment layer {layer} is outside the model's hidden states 0..{len(hs) - 1}")
+        out.append(masked_mean(hs[layer].float(), m.to(dev)).cpu())
+    return torch.cat(out)
+
+def retrieval_stats(a: torch.Tensor, b: torch.Tensor) -> dict:
+    "Row i of `a` pairs with row i of `b` ([N, D] each): top-1 cosine retrieval both ways, matched / mismatched cosine."
+    check(a.dim() == 2 and a.shape == b.shape and a.shape[0] >= 2, f"retrieval_stats: need two [N >= 2, D] tensors of one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
+    S = F.normalize(a.double(), dim=-1) @ F.normalize(b.double(), dim=-1).T          # [N, N] cosines
+    N = S.shape[0]; diag = S.diagonal(); off = S.masked_fill(torch.eye(N, dtype=torch.bool), -math.inf)
+    ab = float((diag > off.max(1).values).double().mean()); ba = float((diag > off.max(0).values).double().mean())
+    cm, cx = float(diag.mean()), float((S.sum() - diag.sum()) / (N * (N - 1)))
+    return {"retrieval": (ab + ba) / 2, "retrieval_ab": ab, "retrieval_ba": ba, "cos_matched": cm, "cos_mismatched": cx,
+            "cos_gap": cm - cx, "n": N, "chance": 1.0 / N}
+
+def alignment_stats(a: torch.Tensor, b: torch.Tensor) -> dict:
+    "`retrieval_stats` of (a, b), plus retrieval and cosines after subtracting each side's mean row (`*_centered`)."
+    raw, cen = retrieval_stats(a, b), retrieval_stats(a - a.mean(0), b - b.mean(0))
+    return {**raw, **{f"{k}_centered": cen[k] for k in ("retrieval", "cos_matched", "cos_mismatched", "cos_gap")}}
+
+def compartment_alignment(model, comp_tok, texts: Sequence, layer: int | None = None, compartments: Sequence[int] | None = None,
+                          max_tokens: int = 64, batch_size: int = 64) -> dict:
+    """Cross-compartment alignment of mean-pooled layer-`layer` states (see above). `texts`: strings (each encoded in every
+    compartment of `compartments`, default all), base-id sequences (the same base tokens mapped into every compartment;
+    shared base tokenizer), or tuples with one text per compartment (parallel texts; a compartment may repeat, e.g. two
+    languages sharing compartment 0). Returns the `retrieval_stats` (raw and `*_centered`) averaged over all
+    pairs of compartments, plus `pairs` = the stats per pair `"j-k"`, `n`, `chance` and `layer`."""
+    comps = tuple(range(comp_tok.c)) if compartments is None else tuple(int(j) for j in compartments)
+    check(len(comps) >= 2, f"compartment_alignment: need at least two compartments (views), got {comps}")
+    texts = list(texts)
+    check(len(texts) >= 2, f"compartment_alignment: need at least 2 texts, got {len(texts)}")
+    is_ids = lambda t: isinstance(t, torch.Tensor) or (isinstance(t, (list, tuple)) and len(t) > 0 and all(isinstance(x, (int, np.integer)) for x in t))
+    if all(isinstance(t, str) or is_ids(t) for t in texts): views = [[t] * len(comps) for t in texts]
+    else:
+        check(all(isinstance(t, (tuple, list)) and len(t) == len(comps) for t in texts),
+              f"compartment_alignment: give strings or tuples of {len(comps)} texts (one per compartment {comps})")
+        views = [list(t) for t in texts]
+    if layer is None:
+        n_layers = getattr(model.config, "num_hidden_layers", None) or getattr(model.config, "n_layer")
+        layer = max(1, int(n_layers) // 2)
+    n_pos = getattr(model.config, "max_position_embeddings", None) or getattr(model.config, "n_positions", None)
+    if n_pos: max_tokens = min(max_tokens, int(n_pos))                      # never beyond the model's positions
+    reps = []
+    for k, j in enumerate(comps):
+        ids = [(comp_tok.encode(v[k], j) if isinstance(v[k], str) else comp_tok.from_base(v[k], j).tolist())[:max_tokens] for v in views]
+        check(all(ids), f"compartment_alignment: a text encodes to no tokens in compartment {j}")
+        reps.append(pooled_states(model, ids, layer, batch_size))
+    pairs = {f"{comps[k]}-{comps[l]}": alignment_stats(reps[k], reps[l]) for k in range(len(comps)) for l in range(k + 1, len(comps))}
+    keys = ("retrieval", "retrieval_ab", "retrieval_ba", "cos_matched", "cos_mismatched", "cos_gap",
+            "retrieval_centered", "cos_matched_centered", "cos_mismatched_centered", "cos_gap_centered")
+    out = {k: float(np.mean([p[k] for p in pairs.values()])) for k in keys}
+    return {**out, "n": len(views), "chance": 1.0 / len(views), "layer": int(layer), "pairs": pairs}
+
+# %% ../nbs/30_compartments.ipynb #c45332b0
 DEFAULT_TARGETS = (7.0, 6.5, 6.0, 5.5, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5)
 
 def _tkey(t) -> str: return f"{float(t):g}"
@@ -537,7 +606,7 @@ def compartmentalization_tax(results: list[dict], match=("size", "seed", "case",
                          "final": f, "final_c1": f1, "final_gap": (f - f1) if (f is not None and f1 is not None) else None})
     return rows
 
-# %% ../nbs/30_compartments.ipynb #cac2ca05
+# %% ../nbs/30_compartments.ipynb #6bb2722f
 def exact_match(model, comp_tok, items: list[tuple[str, str]], compartment: int, max_new_tokens: int = 12) -> tuple[float, list[str]]:
     "Fraction of (prompt, answer) items whose greedy continuation in `compartment`, cut at a newline, equals the answer."
     if not items: return float("nan"), []
@@ -546,7 +615,7 @@ def exact_match(model, comp_tok, items: list[tuple[str, str]], compartment: int,
     texts = [comp_tok.decode(g)[0].split("\n")[0].strip() for g in gens]
     return float(np.mean([t == a.strip() for t, (_, a) in zip(texts, items)])), texts
 
-# %% ../nbs/30_compartments.ipynb #c45332b0
+# %% ../nbs/30_compartments.ipynb #357d8dce
 @dataclasses.dataclass
 class Case:
     "Everything a case-study run needs besides the model and the training parameters."
@@ -557,6 +626,7 @@ class Case:
     eval_sets: dict                  # name -> (docs, compartment)
     pairs: list | None = None        # (text_a, comp_a, text_b, comp_b) for translation rows
     extra_eval: Callable | None = None
+    align: tuple | None = None       # (texts, compartments) for compartment_alignment: parallel held-out texts
     info: dict = dataclasses.field(default_factory=dict)
 
 def split_parallel(pairs: list[tuple[str, str]], n_valid: int = 50, n_pairs: int | None = None, seed: int = 0):
@@ -571,8 +641,8 @@ def split_parallel(pairs: list[tuple[str, str]], n_valid: int = 50, n_pairs: int
             [pairs[i][0] for i in val], [pairs[i][1] for i in val])
 
 def bilingual_case(docs_a, docs_b, pairs, valid_a, valid_b, tokenizer: str = "shared", c: int = 2, base_vocab: int = 1024,
-                   names=("a", "b"), cache_dir=None, kind: str = "bpe") -> Case:
-    "A two-language case (see above)."
+                   names=("a", "b"), cache_dir=None, kind: str = "bpe", align_pairs=None, n_align: int = 64) -> Case:
+    "A two-language case (see above); alignment on `align_pairs` (default: `valid_a`, `valid_b` read as parallel)."
     check(tokenizer in ("shared", "disjoint"), f"tokenizer must be 'shared' or 'disjoint', got {tokenizer!r}")
     check(c in (1, 2), f"bilingual_case: c must be 1 (joint) or 2 (one compartment per language), got {c!r}")
     check(tokenizer == "shared" or c == 2, "bilingual_case: disjoint tokenizers put each language in its own compartment (c = 2)")
@@ -585,8 +655,9 @@ def bilingual_case(docs_a, docs_b, pairs, valid_a, valid_b, tokenizer: str = "sh
                                   train_tokenizer(docs_b, base_vocab, kind=kind, cache_dir=cache_dir)])
     cb = 1 if c == 2 else 0
     tp = [(a, 0, b, cb) for a, b in pairs] if (pairs and c == 2) else None
+    al = list(align_pairs if align_pairs is not None else zip(valid_a, valid_b))[:n_align]
     return Case(f"bilingual-{tokenizer}-c{c}", ctok, docs_a + docs_b, [0] * len(docs_a) + [cb] * len(docs_b),
-                {names[0]: (list(valid_a), 0), names[1]: (list(valid_b), cb)}, tp,
+                {names[0]: (list(valid_a), 0), names[1]: (list(valid_b), cb)}, tp, align=(al, (0, cb)),
                 info={"n_docs": [len(docs_a), len(docs_b)], "n_pairs": len(pairs or []), "tokenizer": tokenizer})
 
 def load_en_zh(shared_dir, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int = 100):
@@ -599,7 +670,7 @@ def load_en_zh(shared_dir, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int
     check(len(en) > n_valid and len(zh) > n_valid, f"load_en_zh: too few documents in {shared_dir}")
     return (en[n_valid:n_valid + n_docs], zh[n_valid:n_valid + n_docs], list(zip(ted, ted_zh)), en[:n_valid], zh[:n_valid])
 
-# %% ../nbs/30_compartments.ipynb #93475a0b
+# %% ../nbs/30_compartments.ipynb #d56c3b27
 FIRST = ("Ada Alan Anna Ben Carl Clara Dan Dora Eli Emma Finn Greta Hugo Ida Ivan Jane Karl Lena Leo Lina Max Mia Nils Nora "
          "Omar Otto Paul Rosa Ruth Sam Sara Tom Una Vera Wim Yara Zoe").split()
 LAST = ("Abbot Baker Brandt Castro Dahl Ellis Ferro Garcia Hale Ibsen Jensen Klein Lange Moreau Novak Olsen Park Quinn Rossi "
@@ -688,5 +759,7 @@ def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phr
     # translation pairs (c = 2): one fact of a training person, as a biography sentence and as its QA line
     pairs = [(BIO_TEMPLATES[a][int(rng.integers(k_phrasings))].format(**p), 0, q + ans, 1)
              for p in qa_train for a, (q, ans) in zip(ATTRIBUTES, qa_items(p))] if cq == 1 else None
-    return Case(f"bio_qa-{condition}-c{c}", ctok, docs, comps, sets, pairs, extra,
+    # alignment: a held-out person's fact as a biography sentence and as its QA line (first phrasing)
+    al = [(BIO_TEMPLATES[a][0].format(**p), q + ans) for p in qa_test for a, (q, ans) in zip(ATTRIBUTES, qa_items(p))][:max_eval]
+    return Case(f"bio_qa-{condition}-c{c}", ctok, docs, comps, sets, pairs, extra, align=(al[:64], (0, cq)),
                 info={"n_people": n_people, "n_qa_train_people": n_tr, "n_bios": len(bios), "condition": condition})

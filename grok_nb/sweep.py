@@ -215,11 +215,16 @@ def demo_jobs() -> list[tuple[str, dict]]:
     grok = [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10)]
     comp = [("compartments", p) for p in grid({"c": 2, "init": "duplicate", "seed": 0, **COMPARTMENTS_DEMO},
                                               c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)]
-    sparse = [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=[4, 8], bias_strength=[0.0, 8.0])
-              + grid(seed=[0, 1, 2], S=12, n_heads=8, bias_strength=[0.0, 8.0])          # plateau vs S, with and without bias
+    sparse = [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=4)          # the defaults (4 heads)
+              + grid(seed=[0, 1, 2], S=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])     # heads; plateau vs S, with and without bias
               + grid(seed=[0, 1, 2], arch="mlp_mixer")                                   # vs the transformer at the defaults
               + grid(seed=[0, 1, 2], task="cellular_automaton", arch=["transformer", "mlp_mixer"])
-              + grid(seed=[0, 1, 2], pretrain=["dyck", "nca"])]                          # vs scratch at the defaults
+              + grid(seed=[0, 1, 2], pretrain="nca")]                                    # vs scratch at the defaults
+    D, B = dict(seed=0, **COMPARTMENTS_DEMO), dict(case="bio_qa", corpus="joint", seed=0, steps=500, n_people=100, lr=0.003,
+                                                   batch_size=32, eval_every=100)
+    comp += [("compartments", p) for p in [{**D, "c": 2, "infonce_weight": 0.1}, {**D, "c": 2, "translation_fraction": 0.6},
+                                           {**D, "case": "bilingual", "tokenizer": "shared", "c": 1},
+                                           {**D, "case": "bilingual", "tokenizer": "disjoint", "c": 2}, {**B, "c": 1}, {**B, "c": 2}]]
     last = [("emergence", {**EMERGENCE_DEMO, "patch_span": 4})]
     return first + grok + comp + sparse + last
 
