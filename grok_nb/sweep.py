@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
-from .core import GrokError, check, run_id, save_json, load_json, PROJECT_ROOT
+from .core import GrokError, check, run_id, save_json, load_json, atomic_write, PROJECT_ROOT
 
 # %% auto #0
 __all__ = ['STUDIES_DIR', 'RUNS_DIR', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'grid', 'studies_dir', 'study_notebook',
@@ -119,8 +119,10 @@ def _threads(workers: int, threads: int | None) -> int | None:
     "Threads per worker: `threads`, or the cores divided among the workers (two 1-thread workers beat one 2-thread run)."
     return threads if threads else (max(1, (os.cpu_count() or 1) // workers) if workers > 1 else None)
 
-def _pool_run(jobs: list[tuple[str, dict]], workers: int, threads: int | None, runs_dir, retry_failed: bool, desc: str, progress: bool) -> list[dict]:
-    "Run `(study, params)` jobs in submission order through a process pool; results in job order."
+def _run_jobs(jobs: list[tuple[str, dict]], workers: int, threads: int | None, runs_dir, retry_failed: bool, desc: str, progress: bool) -> list[dict]:
+    "Run `(study, params)` jobs in order, in this process (`workers == 1`) or a process pool; records in job order."
+    if workers <= 1:
+        return [{"study": st, **run_study(st, p, runs_dir, retry_failed)} for st, p in tqdm(jobs, desc=desc, disable=not progress)]
     from concurrent.futures import ProcessPoolExecutor, as_completed
     out = [None] * len(jobs)
     with ProcessPoolExecutor(workers, initializer=_set_threads, initargs=(_threads(workers, threads),)) as ex:
@@ -136,13 +138,9 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
     check(isinstance(workers, int) and workers >= 1, f"sweep: workers must be an integer >= 1, got {workers!r}")
     defaults = study_defaults(study)
     for p in runs: resolve_params(study, p, defaults)                      # refuse bad parameters before any run starts
-    results = []
-    if executor == "local" and workers <= 1:
-        for p in tqdm(runs, desc=f"sweep {study}", disable=not progress):
-            results.append(run_study(study, p, runs_dir, retry_failed))
-    elif executor == "local":
+    if executor == "local":
         results = [{k: v for k, v in r.items() if k != "study"}
-                   for r in _pool_run([(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress)]
+                   for r in _run_jobs([(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress)]
     else:
         import submitit
         folder = Path(runs_dir or RUNS_DIR) / "_submitit"
@@ -151,7 +149,7 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
         ex.update_parameters(**({k: v for k, v in sl.items() if k in ("timeout_min", "gpus_per_node", "cpus_per_task", "nodes", "tasks_per_node")}),
                              **{f"slurm_{k}": v for k, v in sl.items() if k in ("partition", "account", "qos", "constraint")})
         jobs = ex.map_array(run_study, [study] * len(runs), runs, [runs_dir] * len(runs), [retry_failed] * len(runs))
-        for j in tqdm(jobs, desc=f"sweep {study} ({ex.cluster})", disable=not progress): results.append(j.result())
+        results = [j.result() for j in tqdm(jobs, desc=f"sweep {study} ({ex.cluster})", disable=not progress)]
     df = pd.DataFrame(results)
     if progress and len(df):
         print(f"sweep {study}: " + ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().items()))
@@ -184,22 +182,19 @@ def run_plan(jobs: list[tuple[str, dict]], workers: int = 1, runs_dir=None, retr
         st, p = job
         if st not in defaults: defaults[st] = study_defaults(st)
         resolve_params(st, p, defaults[st])
-    if workers <= 1:
-        res = [{"study": st, **run_study(st, p, runs_dir, retry_failed)} for st, p in tqdm(jobs, desc="runs", disable=not progress)]
-    else: res = _pool_run([tuple(j) for j in jobs], workers, threads, runs_dir, retry_failed, "runs", progress)
-    df = pd.DataFrame(res)
+    df = pd.DataFrame(_run_jobs([tuple(j) for j in jobs], workers, threads, runs_dir, retry_failed, "runs", progress))
     if progress and len(df):
         for st, g in df.groupby("study", sort=False): print(f"{st}: " + ", ".join(f"{k} {v}" for k, v in g["status"].value_counts().items()))
     return df
 
 # %% ../nbs/90_sweep.ipynb #388667b8
 def _write_toy_study(folder: Path) -> Path:
-    "A minimal study notebook for tests: squares `x`, fails when `fail` is true."
+    "A minimal study notebook for tests: squares `x`, fails when `fail` is true, records its kernel's OMP_NUM_THREADS."
     import nbformat
     nb = nbformat.v4.new_notebook()
     p = nbformat.v4.new_code_cell("x = 2\nfail = False\nrun_dir = None"); p.metadata["tags"] = ["parameters"]
     body = nbformat.v4.new_code_cell("from grok_nb.core import save_json\nif fail: raise RuntimeError(f'asked to fail at x={x}')\n"
-                                     "save_json({'y': x * x}, run_dir + '/results.json')")
+                                     "import os\nsave_json({'y': x * x, 'omp': os.environ.get('OMP_NUM_THREADS')}, run_dir + '/results.json')")
     nb.cells = [p, body]; nb.metadata["kernelspec"] = {"name": "python3", "display_name": "python3", "language": "python"}
     folder.mkdir(parents=True, exist_ok=True); nbformat.write(nb, folder/"toy.ipynb")
     return folder/"toy.ipynb"
@@ -213,26 +208,23 @@ def demo_jobs() -> list[tuple[str, dict]]:
     "The demo's runs, in the order the pool takes them."
     first = [("emergence", {**EMERGENCE_DEMO, "patch_span": 1})]
     grok = [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10)]
-    comp = [("compartments", p) for p in grid({"c": 2, "init": "duplicate", "seed": 0, **COMPARTMENTS_DEMO},
-                                              c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)]
+    D = dict(seed=0, **COMPARTMENTS_DEMO)
+    B = dict(case="bio_qa", corpus="joint", seed=0, steps=500, n_people=100, lr=0.003, batch_size=32, eval_every=100)
+    comp = [("compartments", p) for p in grid({**D, "c": 2, "init": "duplicate"}, c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)
+            + [{**D, "c": 2, "infonce_weight": 0.1}, {**D, "c": 2, "translation_fraction": 0.6},        # interventions
+               {**D, "case": "bilingual", "tokenizer": "shared", "c": 1}, {**D, "case": "bilingual", "tokenizer": "disjoint", "c": 2},
+               {**B, "c": 1}, {**B, "c": 2}]]                                                          # case studies
     sparse = [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=4)          # the defaults (4 heads)
               + grid(seed=[0, 1, 2], S=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])     # heads; plateau vs S, with and without bias
               + grid(seed=[0, 1, 2], arch="mlp_mixer")                                   # vs the transformer at the defaults
               + grid(seed=[0, 1, 2], task="cellular_automaton", arch=["transformer", "mlp_mixer"])
               + grid(seed=[0, 1, 2], pretrain="nca")]                                    # vs scratch at the defaults
-    D, B = dict(seed=0, **COMPARTMENTS_DEMO), dict(case="bio_qa", corpus="joint", seed=0, steps=500, n_people=100, lr=0.003,
-                                                   batch_size=32, eval_every=100)
-    comp += [("compartments", p) for p in [{**D, "c": 2, "infonce_weight": 0.1}, {**D, "c": 2, "translation_fraction": 0.6},
-                                           {**D, "case": "bilingual", "tokenizer": "shared", "c": 1},
-                                           {**D, "case": "bilingual", "tokenizer": "disjoint", "c": 2}, {**B, "c": 1}, {**B, "c": 2}]]
     last = [("emergence", {**EMERGENCE_DEMO, "patch_span": 4})]
     return first + grok + comp + sparse + last
 
 def save_summary(study: str, lines: list[str], runs_dir=None) -> Path:
     "A report's few lines of headline numbers, printed by `demo`: `runs/_reports/<study>_summary.txt` (atomic)."
-    from grok_nb.core import atomic_write
     path = Path(runs_dir or RUNS_DIR) / "_reports" / f"{study}_summary.txt"
-    path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(path, "w") as f: f.write("\n".join("    " + l for l in lines) + "\n")
     return path
 
