@@ -38,7 +38,7 @@ export: $(STAMP)
 # the nbdev site needs the quarto binary; PyPI's quarto-cli fetches it from GitHub at install time. Offline, the same
 # notebooks (library ones executed) are rendered to _docs/ with nbconvert instead.
 docs: $(STAMP)
-	if command -v quarto >/dev/null || PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && command -v $(BIN)/quarto >/dev/null; then \
+	if command -v quarto >/dev/null || { $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && test -x $(BIN)/quarto; }; then \
 	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbdev_docs; \
 	else echo "make docs: no quarto binary (offline?); building the nbconvert site instead"; OMP_NUM_THREADS=1 $(BIN)/python docs/build_offline.py; fi
 
