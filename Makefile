@@ -10,7 +10,7 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: demo test export clean docs bench install
+.PHONY: demo test export clean docs bench install lint
 
 $(STAMP): setup.py settings.ini
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -28,8 +28,13 @@ demo: $(STAMP)
 # notebooks/export in sync, notebooks clean, notebook tests, pytest suites
 test: $(STAMP)
 	bash .ci/check_sync.sh
+	$(BIN)/ruff check grok_nb nbs
 	$(BIN)/nbdev_test --n_workers 2 --timing --skip_folder_re "^([_.]|studies|reports)$$"
 	$(BIN)/python -m pytest -q tests
+
+# the house rule (pyproject.toml): lines of at most 120 characters, no `;`-joined statements
+lint: $(STAMP)
+	$(BIN)/ruff check grok_nb nbs
 
 export: $(STAMP)
 	$(BIN)/nbdev_export

@@ -19,7 +19,13 @@ IMPL = "grok_nb"
 
 def _repeat_kv(x: torch.Tensor, n: int) -> torch.Tensor:
     "[b, kv_heads, s, d] -> [b, kv_heads*n, s, d] (grouped-query attention)."
-    return x if n == 1 else x[:, :, None].expand(x.shape[0], x.shape[1], n, *x.shape[2:]).reshape(x.shape[0], x.shape[1] * n, *x.shape[2:])
+    return (
+        x
+        if n == 1
+        else x[:, :, None]
+        .expand(x.shape[0], x.shape[1], n, *x.shape[2:])
+        .reshape(x.shape[0], x.shape[1] * n, *x.shape[2:])
+    )
 
 def grok_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
     "Eager attention with intervention points. query/key/value: [batch, head, seq, d_head]."
@@ -29,7 +35,9 @@ def grok_attention(module, query, key, value, attention_mask, scaling=None, drop
     logits = torch.matmul(query, key.transpose(2, 3)) * scaling          # [b, h, q, k]
     if attention_mask is not None:
         if attention_mask.dtype == torch.bool:
-            attention_mask = torch.zeros_like(attention_mask, dtype=logits.dtype).masked_fill(~attention_mask, torch.finfo(logits.dtype).min)
+            attention_mask = torch.zeros_like(attention_mask, dtype=logits.dtype).masked_fill(
+                ~attention_mask, torch.finfo(logits.dtype).min
+            )
         logits = logits + attention_mask[..., : key.shape[-2]]
     stack, layer = getattr(module, "_grok_stack", ()), getattr(module, "_grok_layer", None)
     for iv in stack: logits = iv.on_logits(layer, logits)
@@ -46,7 +54,11 @@ AttentionMaskInterface.register(IMPL, eager_mask)
 # %% ../nbs/05_attention.ipynb #e78df191
 def attention_modules(model) -> list:
     "The attention modules of a model, in layer order."
-    mods = [m for m in model.modules() if type(m).__name__.endswith("Attention") and getattr(m, "layer_idx", None) is not None]
+    mods = [
+        m
+        for m in model.modules()
+        if type(m).__name__.endswith("Attention") and getattr(m, "layer_idx", None) is not None
+    ]
     check(len(mods) > 0, f"{type(model).__name__}: no attention modules with a layer_idx found")
     return sorted(mods, key=lambda m: m.layer_idx)
 
@@ -64,7 +76,9 @@ def _active(model, iv: _Intervention):
     mods = attention_modules(model)
     stack = getattr(model, "_grok_stack", None)
     if stack is None:
-        stack = []; model._grok_stack = stack; model._grok_prev_impl = model.config._attn_implementation
+        stack = []
+        model._grok_stack = stack
+        model._grok_prev_impl = model.config._attn_implementation
         for m in mods: m._grok_stack, m._grok_layer = stack, m.layer_idx
         model.config._attn_implementation = IMPL
     stack.append(iv)
@@ -78,7 +92,9 @@ def _active(model, iv: _Intervention):
 
 # %% ../nbs/05_attention.ipynb #530e0b06
 class _Capture(_Intervention, dict):
-    def __init__(self, layers, detach, to_cpu): dict.__init__(self); self.layers, self.detach, self.to_cpu = layers, detach, to_cpu
+    def __init__(self, layers, detach, to_cpu):
+        dict.__init__(self)
+        self.layers, self.detach, self.to_cpu = layers, detach, to_cpu
     def on_final(self, layer, probs):
         if self.layers is None or layer in self.layers:
             p = probs.detach() if self.detach else probs
@@ -107,7 +123,8 @@ class _Patch(_Intervention):
             t = t.to(probs.device, probs.dtype)
             want = probs.shape[-2:]
             check(tuple(t.shape[-2:]) == tuple(want) and (t.dim() == 2 or t.shape[0] == probs.shape[0]),
-                  f"patch_attention: patch for (layer {layer}, head {h}) has shape {tuple(t.shape)}, expected [{probs.shape[0]}, {want[0]}, {want[1]}] or [{want[0]}, {want[1]}]")
+                  f"patch_attention: patch for (layer {layer}, head {h}) has shape {tuple(t.shape)}, expected "
+                  f"[{probs.shape[0]}, {want[0]}, {want[1]}] or [{want[0]}, {want[1]}]")
             probs[:, h] = t
         return probs
 
@@ -131,13 +148,18 @@ class _Bias(_Intervention):
         for h, t in self.by_layer[layer]:
             t = t.to(logits.device, logits.dtype)
             target = logits.shape if h is None else (logits.shape[0],) + tuple(logits.shape[2:])
-            try: torch.broadcast_shapes(tuple(t.shape), tuple(target)); ok = t.shape[-2:] == target[-2:]
-            except RuntimeError: ok = False
+            try:
+                torch.broadcast_shapes(tuple(t.shape), tuple(target))
+                ok = t.shape[-2:] == target[-2:]
+            except RuntimeError:
+                ok = False
             check(ok, f"attention_bias: bias for layer {layer}" + ("" if h is None else f", head {h}") +
-                  f" has shape {tuple(t.shape)}, which does not match the attention logits {tuple(target)} (q and k must match)")
+                  f" has shape {tuple(t.shape)}, which does not match the attention logits {tuple(target)} (q and k "
+                  "must match)")
             if h is None: logits = logits + t
             else:
-                logits = logits.clone(); logits[:, h] = logits[:, h] + t
+                logits = logits.clone()
+                logits[:, h] = logits[:, h] + t
         return logits
 
 def attention_bias(model, bias: dict):

@@ -47,7 +47,9 @@ class CompartmentTokenizer:
         check(isinstance(c, (int, np.integer)) and c >= 1, f"CompartmentTokenizer: c must be an int >= 1, got {c!r}")
         V = _fixed_vocab_size(base)
         self.base, self.c, self.V, self.permute, self.seed = base, int(c), V, bool(permute), seed
-        perms = [np.arange(V)] + [np.random.default_rng([seed, j]).permutation(V) if permute else np.arange(V) for j in range(1, c)]
+        perms = [np.arange(V)] + [
+            np.random.default_rng([seed, j]).permutation(V) if permute else np.arange(V) for j in range(1, c)
+        ]
         self._setup([base] * c, [V] * c, perms, trans_token)
 
     def _setup(self, bases, sizes, perms, trans_token):
@@ -56,11 +58,13 @@ class CompartmentTokenizer:
         n = int(sum(self.sizes))
         self.trans_id = n if trans_token else None
         self.vocab_size = n + (1 if trans_token else 0)
-        self._fwd = [torch.as_tensor(np.asarray(p, dtype=np.int64) + o) for p, o in zip(perms, self.offsets)]  # base -> global
+        # base -> global
+        self._fwd = [torch.as_tensor(np.asarray(p, dtype=np.int64) + o) for p, o in zip(perms, self.offsets)]
         self._base_of = np.full(self.vocab_size, -1, dtype=np.int64)
         self._comp_of = np.full(self.vocab_size, -1, dtype=np.int64)
         for j, f in enumerate(self._fwd):
-            self._base_of[f.numpy()] = np.arange(len(f)); self._comp_of[f.numpy()] = j
+            self._base_of[f.numpy()] = np.arange(len(f))
+            self._comp_of[f.numpy()] = j
         h = hashlib.sha256(f"{type(self).__name__}|{self.sizes}|{trans_token}".encode())
         for f in self._fwd: h.update(f.numpy().tobytes())
         for b in dict.fromkeys(map(id, bases)):
@@ -69,17 +73,23 @@ class CompartmentTokenizer:
         self.fingerprint = h.hexdigest()[:16]
 
     def __repr__(self):
-        return f"{type(self).__name__}(c={self.c}, sizes={self.sizes}, vocab_size={self.vocab_size}, trans_id={self.trans_id})"
+        return (f"{type(self).__name__}(c={self.c}, sizes={self.sizes}, vocab_size={self.vocab_size}, "
+                f"trans_id={self.trans_id})")
     def __len__(self): return self.vocab_size
 
     def _check_comp(self, j):
-        check(isinstance(j, (int, np.integer)) and 0 <= j < self.c, f"compartment must be an int in [0, {self.c}), got {j!r}")
+        check(
+            isinstance(j, (int, np.integer)) and 0 <= j < self.c,
+            f"compartment must be an int in [0, {self.c}), got {j!r}",
+        )
     def base_tokenizer(self, j: int = 0):
         "The base tokenizer of compartment `j`."
-        self._check_comp(j); return self._bases[j]
+        self._check_comp(j)
+        return self._bases[j]
     def compartment_ids(self, j: int) -> torch.Tensor:
         "The global ids of compartment `j`, indexed by base id: LongTensor [V_j]."
-        self._check_comp(j); return self._fwd[j]
+        self._check_comp(j)
+        return self._fwd[j]
     def eos_id(self, j: int) -> int:
         "Compartment `j`'s copy of the base EOS token."
         eos = self.base_tokenizer(j).eos_token_id
@@ -97,7 +107,10 @@ class CompartmentTokenizer:
     def to_base(self, ids):
         "Global ids -> (base ids, compartment of each id); TRANS gives (-1, -1)."
         x = np.asarray(ids, dtype=np.int64)
-        check(x.size == 0 or (x.min() >= 0 and x.max() < self.vocab_size), f"to_base: ids must be in [0, {self.vocab_size})")
+        check(
+            x.size == 0 or (x.min() >= 0 and x.max() < self.vocab_size),
+            f"to_base: ids must be in [0, {self.vocab_size})",
+        )
         return torch.as_tensor(self._base_of[x]), torch.as_tensor(self._comp_of[x])
 
     def encode(self, text: str, compartment: int) -> list[int]:
@@ -106,7 +119,8 @@ class CompartmentTokenizer:
         return self.from_base(self._bases[compartment].encode(text, add_special_tokens=False), compartment).tolist()
 
     def decode(self, ids) -> tuple[str, list[int]]:
-        "(text, compartment of each token); runs of one compartment are decoded by its base tokenizer, TRANS shows as TRANS_TEXT."
+        """(text, compartment of each token); runs of one compartment are decoded by its base tokenizer, TRANS shows as
+        TRANS_TEXT."""
         base, comp = self.to_base(ids)
         base, comp = base.tolist(), comp.tolist()
         parts, i = [], 0
@@ -121,7 +135,10 @@ class DisjointTokenizer(CompartmentTokenizer):
     "One base tokenizer per compartment, with disjoint id ranges: compartment j's ids are `offset_j + t`."
     shared_base = False
     def __init__(self, bases: Sequence, trans_token: bool = True):
-        check(isinstance(bases, (list, tuple)) and len(bases) >= 1, "DisjointTokenizer: give a non-empty list of base tokenizers")
+        check(
+            isinstance(bases, (list, tuple)) and len(bases) >= 1,
+            "DisjointTokenizer: give a non-empty list of base tokenizers",
+        )
         sizes = [_fixed_vocab_size(b, f"base tokenizer {j}") for j, b in enumerate(bases)]
         self.c, self.V, self.permute, self.seed, self.base = len(bases), None, False, 0, None
         self._setup(bases, sizes, [np.arange(s) for s in sizes], trans_token)
@@ -130,32 +147,44 @@ class DisjointTokenizer(CompartmentTokenizer):
 ROW_BLOCK = 4096
 
 def _largest_remainder(weights: np.ndarray, total: int, min_one: bool = False) -> np.ndarray:
-    "Integer counts summing to `total`, proportional to `weights` (largest remainder; optionally >= 1 where weight > 0)."
-    w = np.asarray(weights, dtype=np.float64); w = w / w.sum()
-    raw = w * total; q = np.floor(raw).astype(np.int64)
+    """Integer counts summing to `total`, proportional to `weights` (largest remainder; optionally >= 1 where weight >
+    0)."""
+    w = np.asarray(weights, dtype=np.float64)
+    w = w / w.sum()
+    raw = w * total
+    q = np.floor(raw).astype(np.int64)
     if min_one: q = np.where((w > 0) & (q == 0), 1, q)
     left = total - q.sum()
     order = np.argsort(-(raw - np.floor(raw)), kind="stable")
     k = 0
     while left > 0:
         i = order[k % len(order)]
-        if w[i] > 0: q[i] += 1; left -= 1
+        if w[i] > 0:
+            q[i] += 1
+            left -= 1
         k += 1
     while left < 0:  # min_one overshoot: take from the largest
-        i = int(np.argmax(q)); q[i] -= 1; left += 1
+        i = int(np.argmax(q))
+        q[i] -= 1
+        left += 1
     return q
 
 def _check_proportions(proportions, c: int) -> np.ndarray:
     if proportions is None: return np.full(c, 1.0 / c)
     p = np.asarray(proportions, dtype=np.float64)
     check(p.shape == (c,), f"proportions must have one entry per compartment ({c}), got {list(np.atleast_1d(p))}")
-    check(np.all(np.isfinite(p)) and np.all(p >= 0) and p.sum() > 0, f"proportions must be >= 0 with a positive sum, got {p.tolist()}")
+    check(
+        np.all(np.isfinite(p)) and np.all(p >= 0) and p.sum() > 0,
+        f"proportions must be >= 0 with a positive sum, got {p.tolist()}",
+    )
     return p / p.sum()
 
 def assign_documents(n_docs: int, proportions, seed: int = 0) -> np.ndarray:
     "Compartment of each document: a seeded permutation cut into parts proportional to `proportions`."
     p = np.asarray(proportions, dtype=np.float64)
-    check(n_docs >= int((p > 0).sum()), f"assign_documents: {n_docs} documents cannot fill {(p > 0).sum()} compartments")
+    check(
+        n_docs >= int((p > 0).sum()), f"assign_documents: {n_docs} documents cannot fill {(p > 0).sum()} compartments"
+    )
     counts = _largest_remainder(p, n_docs, min_one=True)
     order = np.random.default_rng([seed, 11]).permutation(n_docs)
     out = np.empty(n_docs, dtype=np.int64)
@@ -169,37 +198,77 @@ def _hash_pairs(pairs) -> str:
 
 class CompartmentStream:
     "Deterministic batches of compartmentalized text (+ translation rows); `batch(step)` like `TokenStream`."
-    def __init__(self, docs, comp_tok: CompartmentTokenizer, seq_len: int, batch_size: int, proportions=None, seed: int = 0,
-                 translation_fraction: float = 0.0, doc_compartments=None, pairs=None, translation_loss: bool = True,
-                 pairs_per_batch: int = 0):
+
+    def __init__(
+        self,
+        docs,
+        comp_tok: CompartmentTokenizer,
+        seq_len: int,
+        batch_size: int,
+        proportions=None,
+        seed: int = 0,
+        translation_fraction: float = 0.0,
+        doc_compartments=None,
+        pairs=None,
+        translation_loss: bool = True,
+        pairs_per_batch: int = 0,
+    ):
         c = comp_tok.c
-        check(isinstance(seq_len, int) and seq_len >= 4, f"CompartmentStream: seq_len must be an int >= 4, got {seq_len!r}")
-        check(isinstance(batch_size, int) and batch_size >= 1, f"CompartmentStream: batch_size must be an int >= 1, got {batch_size!r}")
+        check(
+            isinstance(seq_len, int) and seq_len >= 4,
+            f"CompartmentStream: seq_len must be an int >= 4, got {seq_len!r}",
+        )
+        check(
+            isinstance(batch_size, int) and batch_size >= 1,
+            f"CompartmentStream: batch_size must be an int >= 1, got {batch_size!r}",
+        )
         t = translation_fraction
         check(isinstance(t, (int, float)) and 0.0 <= t <= 1.0, f"translation_fraction must be in [0, 1], got {t!r}")
-        check(isinstance(pairs_per_batch, int) and pairs_per_batch >= 0, f"pairs_per_batch must be an int >= 0, got {pairs_per_batch!r}")
+        check(
+            isinstance(pairs_per_batch, int) and pairs_per_batch >= 0,
+            f"pairs_per_batch must be an int >= 0, got {pairs_per_batch!r}",
+        )
         needs_pairs = t > 0 or pairs_per_batch > 0
         if needs_pairs:
-            check(comp_tok.trans_id is not None or t == 0, "translation_fraction > 0 needs a tokenizer with a TRANS token (trans_token=True)")
+            check(
+                comp_tok.trans_id is not None or t == 0,
+                "translation_fraction > 0 needs a tokenizer with a TRANS token (trans_token=True)",
+            )
             check(c >= 2 or pairs, f"translation rows/pairs need c >= 2 compartments (or explicit pairs), got c={c}")
-            check(comp_tok.shared_base or pairs, "translation rows with disjoint tokenizers need explicit `pairs` (real translations)")
-        self.docs = docs if isinstance(docs, list) and all(isinstance(d, str) for d in docs) else list(text_source(docs))
+            check(
+                comp_tok.shared_base or pairs,
+                "translation rows with disjoint tokenizers need explicit `pairs` (real translations)",
+            )
+        self.docs = (
+            docs if isinstance(docs, list) and all(isinstance(d, str) for d in docs) else list(text_source(docs))
+        )
         check(len(self.docs) > 0, "CompartmentStream: empty corpus (0 documents)")
         self.comp_tok, self.seq_len, self.batch_size, self.seed, self.c = comp_tok, seq_len, batch_size, seed, c
-        self.translation_fraction, self.translation_loss, self.pairs_per_batch = float(t), translation_loss, pairs_per_batch
+        self.translation_fraction, self.translation_loss, self.pairs_per_batch = (
+            float(t),
+            translation_loss,
+            pairs_per_batch,
+        )
         self.proportions = _check_proportions(proportions, c)
         if doc_compartments is None:
             self.doc_compartments = assign_documents(len(self.docs), self.proportions, seed)
         else:
             dc = np.asarray(doc_compartments, dtype=np.int64)
-            check(dc.shape == (len(self.docs),), f"doc_compartments must give one compartment per document ({len(self.docs)}), got {dc.shape[0] if dc.ndim else dc}")
+            check(
+                dc.shape == (len(self.docs),),
+                f"doc_compartments must give one compartment per document ({len(self.docs)}), got "
+                f"{dc.shape[0] if dc.ndim else dc}",
+            )
             check(dc.size == 0 or (dc.min() >= 0 and dc.max() < c), f"doc_compartments must be in [0, {c})")
             self.doc_compartments = dc
         self._streams = {}
         for j in range(c):
             if self.proportions[j] == 0: continue
             dj = [d for d, k in zip(self.docs, self.doc_compartments) if k == j]
-            check(len(dj) > 0, f"CompartmentStream: compartment {j} has proportion {self.proportions[j]:.3g} but no documents")
+            check(
+                len(dj) > 0,
+                f"CompartmentStream: compartment {j} has proportion {self.proportions[j]:.3g} but no documents",
+            )
             try: self._streams[j] = TokenStream(dj, comp_tok.base_tokenizer(j), seq_len, 1, seed=seed + 1000 * j)
             except GrokError as e: raise GrokError(f"CompartmentStream: compartment {j}: {e}") from e
         weights = np.r_[(1 - t) * self.proportions, t]
@@ -210,7 +279,10 @@ class CompartmentStream:
         if pairs is not None:
             self.pairs = []
             for k, pr in enumerate(pairs):
-                check(isinstance(pr, (tuple, list)) and len(pr) == 4, f"pairs[{k}] must be (text_a, comp_a, text_b, comp_b), got {pr!r:.80}")
+                check(
+                    isinstance(pr, (tuple, list)) and len(pr) == 4,
+                    f"pairs[{k}] must be (text_a, comp_a, text_b, comp_b), got {pr!r:.80}",
+                )
                 ta, ca, tb, cb = pr
                 check(ca != cb, f"pairs[{k}]: the two halves must be in different compartments, got {ca} and {cb}")
                 self.pairs.append((comp_tok.encode(ta, ca)[:self.half], ca, comp_tok.encode(tb, cb)[:self.half], cb))
@@ -226,8 +298,12 @@ class CompartmentStream:
         self.fingerprint = h.hexdigest()[:16]
 
     def __repr__(self):
-        return (f"CompartmentStream({len(self.docs)} docs, c={self.c}, proportions={np.round(self.proportions, 4).tolist()}, "
-                f"t={self.translation_fraction}, seq_len={self.seq_len}, batch_size={self.batch_size}, seed={self.seed})")
+        return (
+            f"CompartmentStream({len(self.docs)} docs, c={self.c}, "
+            f"proportions={np.round(self.proportions, 4).tolist()}, "
+            f"t={self.translation_fraction}, seq_len={self.seq_len}, batch_size={self.batch_size}, "
+            f"seed={self.seed})"
+        )
     @property
     def tokens_per_step(self) -> int: return self.seq_len * self.batch_size
     @property
@@ -243,7 +319,8 @@ class CompartmentStream:
             cats = cats[np.random.default_rng([self.seed, 101, k]).permutation(ROW_BLOCK)]
             idx = np.empty(ROW_BLOCK, dtype=np.int64)
             for cat in range(self.c + 1):
-                pos = np.flatnonzero(cats == cat); idx[pos] = k * self._quota[cat] + np.arange(len(pos))
+                pos = np.flatnonzero(cats == cat)
+                idx[pos] = k * self._quota[cat] + np.arange(len(pos))
             self._blocks[k] = (cats, idx)
         return self._blocks[k]
 
@@ -254,14 +331,16 @@ class CompartmentStream:
 
     def _pair_compartments(self, rng) -> tuple[int, int]:
         i = int(rng.choice(self.c, p=self.proportions))
-        others = np.delete(np.arange(self.c), i); w = np.delete(self.proportions, i)
+        others = np.delete(np.arange(self.c), i)
+        w = np.delete(self.proportions, i)
         j = int(rng.choice(others, p=w / w.sum())) if w.sum() > 0 else int(rng.choice(others))
         return i, j
 
     def pair(self, r: int, kind: int = 0) -> tuple[list[int], int, list[int], int]:
         "The r-th pair (kind 0: translation rows, kind 1: InfoNCE-only pairs): (ids_a, comp_a, ids_b, comp_b)."
         if self.pairs is not None:
-            P = len(self.pairs); e, k = divmod(r, P)
+            P = len(self.pairs)
+            e, k = divmod(r, P)
             return self.pairs[int(np.random.default_rng([self.seed, 303 + kind, e]).permutation(P)[k])]
         i, j = self._pair_compartments(np.random.default_rng([self.seed, 202 + kind, r]))
         base = self._trans_stream.batch(2 * r + kind)["input_ids"][0]
@@ -278,17 +357,26 @@ class CompartmentStream:
         row = [T] + a + [T] + b
         n = len(row)
         ids = torch.tensor(row + [T] * (L - n), dtype=torch.long)
-        lab = ids.clone(); lab[n:] = -100
+        lab = ids.clone()
+        lab[n:] = -100
         if not self.translation_loss: lab[:] = -100
         return ids, lab, i, j, True, (1, 1 + len(a), 2 + len(a), n)
 
     def batch(self, step: int) -> dict:
         "The batch consumed at `step` (see above)."
-        check(isinstance(step, (int, np.integer)) and step >= 0, f"CompartmentStream.batch: step must be >= 0, got {step!r}")
+        check(
+            isinstance(step, (int, np.integer)) and step >= 0,
+            f"CompartmentStream.batch: step must be >= 0, got {step!r}",
+        )
         rows = [self._row(int(step) * self.batch_size + b) for b in range(self.batch_size)]
-        out = {"input_ids": torch.stack([r[0] for r in rows]), "labels": torch.stack([r[1] for r in rows]),
-               "compartment": torch.tensor([r[2] for r in rows]), "target_compartment": torch.tensor([r[3] for r in rows]),
-               "translation": torch.tensor([r[4] for r in rows]), "spans": torch.tensor([r[5] for r in rows])}
+        out = {
+            "input_ids": torch.stack([r[0] for r in rows]),
+            "labels": torch.stack([r[1] for r in rows]),
+            "compartment": torch.tensor([r[2] for r in rows]),
+            "target_compartment": torch.tensor([r[3] for r in rows]),
+            "translation": torch.tensor([r[4] for r in rows]),
+            "spans": torch.tensor([r[5] for r in rows]),
+        }
         if self.pairs_per_batch:
             P, n = self.pairs_per_batch, self.half
             ps = [self.pair(int(step) * P + q, 1) for q in range(P)]
@@ -303,17 +391,29 @@ class CompartmentStream:
         for s in itertools.count(start_step) if stop_step is None else range(start_step, stop_step): yield self.batch(s)
 
     def state(self) -> dict:
-        return {"fingerprint": self.fingerprint, "seed": self.seed, "seq_len": self.seq_len, "batch_size": self.batch_size,
-                "c": self.c, "proportions": self.proportions.tolist(), "translation_fraction": self.translation_fraction}
+        return {
+            "fingerprint": self.fingerprint,
+            "seed": self.seed,
+            "seq_len": self.seq_len,
+            "batch_size": self.batch_size,
+            "c": self.c,
+            "proportions": self.proportions.tolist(),
+            "translation_fraction": self.translation_fraction,
+        }
 
 # %% ../nbs/30_compartments.ipynb #cdf65105
 def check_model_vocab(model, comp_tok) -> None:
     "GrokError unless the model's embeddings hold all `comp_tok.vocab_size` ids."
     n = model.get_input_embeddings().num_embeddings
-    check(comp_tok.vocab_size <= n, f"the compartment vocabulary (c={comp_tok.c}: {comp_tok.vocab_size} ids) is beyond the "
-          f"model's embedding size {n}; build the model with vocab_size=comp_tok.vocab_size")
+    check(
+        comp_tok.vocab_size <= n,
+        f"the compartment vocabulary (c={comp_tok.c}: {comp_tok.vocab_size} ids) is beyond the "
+        f"model's embedding size {n}; build the model with vocab_size=comp_tok.vocab_size",
+    )
 
-def validation_batches(docs, comp_tok, compartment: int, seq_len: int, batch_size: int = 16, max_batches: int = 4) -> list[dict]:
+def validation_batches(
+    docs, comp_tok, compartment: int, seq_len: int, batch_size: int = 16, max_batches: int = 4
+) -> list[dict]:
     "Held-out `docs` packed (no shuffle) and mapped into `compartment`: a list of `{input_ids, labels}` batches."
     ts = TokenStream(list(docs), comp_tok.base_tokenizer(compartment), seq_len, 1, shuffle=False)
     n = min(ts.n_seq, batch_size * max_batches)
@@ -327,7 +427,8 @@ def batches_loss(model, batches: list[dict]) -> float:
     tot, cnt = 0.0, 0
     for b in batches:
         x, y = b["input_ids"].to(dev), b["labels"].to(dev)
-        tot += float(lm_loss_sum(model(input_ids=x).logits, y[:, 1:])); cnt += int((y[:, 1:] != -100).sum())
+        tot += float(lm_loss_sum(model(input_ids=x).logits, y[:, 1:]))
+        cnt += int((y[:, 1:] != -100).sum())
     return tot / max(cnt, 1)
 
 def tokens_per_byte(docs, tokenizer) -> float:
@@ -382,7 +483,10 @@ def duplicate_embeddings(model, c: int, V: int, tokenizer=None, source: int = 0)
 
 def build_compartment_model(preset: str, comp_tok, init: str = "random", seed: int | None = None, **overrides):
     "A study-C model for `comp_tok` (`init` = 'random' or 'duplicate')."
-    check(init in ("random", "duplicate"), f"init must be 'random' or 'duplicate' here (post hoc: expand_to_compartments), got {init!r}")
+    check(
+        init in ("random", "duplicate"),
+        f"init must be 'random' or 'duplicate' here (post hoc: expand_to_compartments), got {init!r}",
+    )
     model = build_model(preset, vocab_size=comp_tok.vocab_size, seed=seed, **overrides)
     if init == "duplicate":
         check(comp_tok.shared_base, "init='duplicate' needs one shared base tokenizer")
@@ -397,11 +501,18 @@ def expand_to_compartments(model_c1, c: int, tokenizer=None, V: int | None = Non
     emb = model_c1.get_input_embeddings()
     Vm = emb.num_embeddings
     if tokenizer is not None:
-        check(tokenizer.shared_base and tokenizer.c == c, f"tokenizer {tokenizer!r} does not have c={c} compartments over one base")
-        check(Vm == tokenizer.V, f"expand_to_compartments: the source model's vocabulary ({Vm}) does not match the tokenizer's "
-              f"base vocabulary V={tokenizer.V}")
+        check(
+            tokenizer.shared_base and tokenizer.c == c,
+            f"tokenizer {tokenizer!r} does not have c={c} compartments over one base",
+        )
+        check(
+            Vm == tokenizer.V,
+            f"expand_to_compartments: the source model's vocabulary ({Vm}) does not match the tokenizer's "
+            f"base vocabulary V={tokenizer.V}",
+        )
         trans_token = tokenizer.trans_id is not None
-    if V is not None: check(Vm == V, f"expand_to_compartments: the source model's vocabulary ({Vm}) does not match V={V}")
+    if V is not None:
+        check(Vm == V, f"expand_to_compartments: the source model's vocabulary ({Vm}) does not match V={V}")
     maps = _mapping(c, Vm, tokenizer)
     new_size = c * Vm + (1 if trans_token else 0)
     old_in = emb.weight.detach().clone()
@@ -440,7 +551,10 @@ def info_nce(h_a: torch.Tensor, h_b: torch.Tensor, tau: float = 0.1, mask_a=None
     check(tau > 0, f"info_nce: tau must be > 0, got {tau}")
     a = F.normalize(masked_mean(h_a.float(), mask_a), dim=-1)
     b = F.normalize(masked_mean(h_b.float(), mask_b), dim=-1)
-    check(a.shape == b.shape and a.shape[0] >= 1, f"info_nce: need matching non-empty pairs, got {tuple(a.shape)} and {tuple(b.shape)}")
+    check(
+        a.shape == b.shape and a.shape[0] >= 1,
+        f"info_nce: need matching non-empty pairs, got {tuple(a.shape)} and {tuple(b.shape)}",
+    )
     sim = a @ b.T / tau
     lab = torch.arange(a.shape[0], device=a.device)
     return 0.5 * (F.cross_entropy(sim, lab) + F.cross_entropy(sim.T, lab))
@@ -458,12 +572,16 @@ def _halves(batch: dict):
     if "translation" not in batch: return None
     rows = torch.nonzero(batch["translation"]).flatten()
     if len(rows) == 0: return None
-    sp = batch["spans"][rows]; x = batch["input_ids"][rows]
+    sp = batch["spans"][rows]
+    x = batch["input_ids"][rows]
     out = []
     for s, e in ((0, 1), (2, 3)):
         n = int((sp[:, e] - sp[:, s]).max())
         idx = (sp[:, s, None] + torch.arange(n, device=x.device)[None]).clamp(max=x.shape[1] - 1)
-        out += [torch.gather(x, 1, idx), (torch.arange(n, device=x.device)[None] < (sp[:, e] - sp[:, s])[:, None]).long()]
+        out += [
+            torch.gather(x, 1, idx),
+            (torch.arange(n, device=x.device)[None] < (sp[:, e] - sp[:, s])[:, None]).long(),
+        ]
     return tuple(out)
 
 def infonce_extra_loss(layer: int, weight: float = 1.0, tau: float = 0.1, separate: bool = True) -> Callable:
@@ -489,22 +607,31 @@ def infonce_extra_loss(layer: int, weight: float = 1.0, tau: float = 0.1, separa
             check(hs is not None, "infonce (separate=False) needs outputs.hidden_states")
             check(layer < len(hs), f"infonce layer {layer} is beyond the model's {len(hs) - 1} layers")
             sp = batch["spans"][rows]
-            reps = [_pool_rows(hs[layer].float(), rows, sp[:, 0], sp[:, 1]), _pool_rows(hs[layer].float(), rows, sp[:, 2], sp[:, 3])]
+            reps = [
+                _pool_rows(hs[layer].float(), rows, sp[:, 0], sp[:, 1]),
+                _pool_rows(hs[layer].float(), rows, sp[:, 2], sp[:, 3]),
+            ]
         loss = info_nce(reps[0], reps[1], tau)
         return weight * loss, {"infonce": float(loss.detach()), "infonce_pairs": float(reps[0].shape[0])}
     return extra_loss
 
 # %% ../nbs/30_compartments.ipynb #c16a1284
 @torch.no_grad()
-def pooled_states(model, seqs: Sequence[Sequence[int]], layer: int, batch_size: int = 64, pad_id: int = 0) -> torch.Tensor:
+def pooled_states(
+    model, seqs: Sequence[Sequence[int]], layer: int, batch_size: int = 64, pad_id: int = 0
+) -> torch.Tensor:
     "Mean-pooled layer-`layer` hidden states of each id sequence: [N, D] (right-padded batches, padding masked out)."
     check(len(seqs) > 0 and all(len(s) > 0 for s in seqs), "pooled_states: need non-empty id sequences")
     dev = next(model.parameters()).device
     out = []
     for i in range(0, len(seqs), batch_size):
-        chunk = seqs[i:i + batch_size]; n = max(len(s) for s in chunk)
-        x = torch.full((len(chunk), n), pad_id, dtype=torch.long); m = torch.zeros_like(x)
-        for r, s in enumerate(chunk): x[r, :len(s)] = torch.as_tensor(list(s)); m[r, :len(s)] = 1
+        chunk = seqs[i : i + batch_size]
+        n = max(len(s) for s in chunk)
+        x = torch.full((len(chunk), n), pad_id, dtype=torch.long)
+        m = torch.zeros_like(x)
+        for r, s in enumerate(chunk):
+            x[r, : len(s)] = torch.as_tensor(list(s))
+            m[r, : len(s)] = 1
         hs = model(input_ids=x.to(dev), attention_mask=m.to(dev), output_hidden_states=True).hidden_states
         check(0 <= layer < len(hs), f"alignment layer {layer} is outside the model's hidden states 0..{len(hs) - 1}")
         out.append(masked_mean(hs[layer].float(), m.to(dev)).cpu())
@@ -512,10 +639,16 @@ def pooled_states(model, seqs: Sequence[Sequence[int]], layer: int, batch_size: 
 
 def retrieval_stats(a: torch.Tensor, b: torch.Tensor) -> dict:
     "Row i of `a` pairs with row i of `b` ([N, D] each): top-1 cosine retrieval both ways, matched / mismatched cosine."
-    check(a.dim() == 2 and a.shape == b.shape and a.shape[0] >= 2, f"retrieval_stats: need two [N >= 2, D] tensors of one shape, got {tuple(a.shape)} and {tuple(b.shape)}")
-    S = F.normalize(a.double(), dim=-1) @ F.normalize(b.double(), dim=-1).T          # [N, N] cosines
-    N = S.shape[0]; diag = S.diagonal(); off = S.masked_fill(torch.eye(N, dtype=torch.bool), -math.inf)
-    ab = float((diag > off.max(1).values).double().mean()); ba = float((diag > off.max(0).values).double().mean())
+    check(
+        a.dim() == 2 and a.shape == b.shape and a.shape[0] >= 2,
+        f"retrieval_stats: need two [N >= 2, D] tensors of one shape, got {tuple(a.shape)} and {tuple(b.shape)}",
+    )
+    S = F.normalize(a.double(), dim=-1) @ F.normalize(b.double(), dim=-1).T  # [N, N] cosines
+    N = S.shape[0]
+    diag = S.diagonal()
+    off = S.masked_fill(torch.eye(N, dtype=torch.bool), -math.inf)
+    ab = float((diag > off.max(1).values).double().mean())
+    ba = float((diag > off.max(0).values).double().mean())
     cm, cx = float(diag.mean()), float((S.sum() - diag.sum()) / (N * (N - 1)))
     return {"retrieval": (ab + ba) / 2, "retrieval_ab": ab, "retrieval_ba": ba, "cos_matched": cm, "cos_mismatched": cx,
             "cos_gap": cm - cx, "n": N, "chance": 1.0 / N}
@@ -525,18 +658,28 @@ def alignment_stats(a: torch.Tensor, b: torch.Tensor) -> dict:
     raw, cen = retrieval_stats(a, b), retrieval_stats(a - a.mean(0), b - b.mean(0))
     return {**raw, **{f"{k}_centered": cen[k] for k in ("retrieval", "cos_matched", "cos_mismatched", "cos_gap")}}
 
-def compartment_alignment(model, comp_tok, texts: Sequence, layer: int | None = None, compartments: Sequence[int] | None = None,
-                          max_tokens: int = 64, batch_size: int = 64) -> dict:
-    """Cross-compartment alignment of mean-pooled layer-`layer` states (see above). `texts`: strings (each encoded in every
-    compartment of `compartments`, default all), base-id sequences (the same base tokens mapped into every compartment;
-    shared base tokenizer), or tuples with one text per compartment (parallel texts; a compartment may repeat, e.g. two
-    languages sharing compartment 0). Returns the `retrieval_stats` (raw and `*_centered`) averaged over all
-    pairs of compartments, plus `pairs` = the stats per pair `"j-k"`, `n`, `chance` and `layer`."""
+def compartment_alignment(
+    model,
+    comp_tok,
+    texts: Sequence,
+    layer: int | None = None,
+    compartments: Sequence[int] | None = None,
+    max_tokens: int = 64,
+    batch_size: int = 64,
+) -> dict:
+    """Cross-compartment alignment of mean-pooled layer-`layer` states (see above). `texts`: strings (each encoded
+    in every compartment of `compartments`, default all), base-id sequences (the same base tokens mapped into every
+    compartment; shared base tokenizer), or tuples with one text per compartment (parallel texts; a compartment may
+    repeat, e.g. two languages sharing compartment 0). Returns the `retrieval_stats` (raw and `*_centered`) averaged
+    over all pairs of compartments, plus `pairs` = the stats per pair `"j-k"`, `n`, `chance` and `layer`."""
     comps = tuple(range(comp_tok.c)) if compartments is None else tuple(int(j) for j in compartments)
     check(len(comps) >= 2, f"compartment_alignment: need at least two compartments (views), got {comps}")
     texts = list(texts)
     check(len(texts) >= 2, f"compartment_alignment: need at least 2 texts, got {len(texts)}")
-    is_ids = lambda t: isinstance(t, torch.Tensor) or (isinstance(t, (list, tuple)) and len(t) > 0 and all(isinstance(x, (int, np.integer)) for x in t))
+    is_ids = lambda t: (
+        isinstance(t, torch.Tensor)
+        or (isinstance(t, (list, tuple)) and len(t) > 0 and all(isinstance(x, (int, np.integer)) for x in t))
+    )
     if all(isinstance(t, str) or is_ids(t) for t in texts): views = [[t] * len(comps) for t in texts]
     else:
         check(all(isinstance(t, (tuple, list)) and len(t) == len(comps) for t in texts),
@@ -549,10 +692,17 @@ def compartment_alignment(model, comp_tok, texts: Sequence, layer: int | None = 
     if n_pos: max_tokens = min(max_tokens, int(n_pos))                      # never beyond the model's positions
     reps = []
     for k, j in enumerate(comps):
-        ids = [(comp_tok.encode(v[k], j) if isinstance(v[k], str) else comp_tok.from_base(v[k], j).tolist())[:max_tokens] for v in views]
+        ids = [
+            (comp_tok.encode(v[k], j) if isinstance(v[k], str) else comp_tok.from_base(v[k], j).tolist())[:max_tokens]
+            for v in views
+        ]
         check(all(ids), f"compartment_alignment: a text encodes to no tokens in compartment {j}")
         reps.append(pooled_states(model, ids, layer, batch_size))
-    pairs = {f"{comps[k]}-{comps[l]}": alignment_stats(reps[k], reps[l]) for k in range(len(comps)) for l in range(k + 1, len(comps))}
+    pairs = {
+        f"{comps[k]}-{comps[l]}": alignment_stats(reps[k], reps[l])
+        for k in range(len(comps))
+        for l in range(k + 1, len(comps))
+    }
     keys = ("retrieval", "retrieval_ab", "retrieval_ba", "cos_matched", "cos_mismatched", "cos_gap",
             "retrieval_centered", "cos_matched_centered", "cos_mismatched_centered", "cos_gap_centered")
     out = {k: float(np.mean([p[k] for p in pairs.values()])) for k in keys}
@@ -584,9 +734,12 @@ def run_metrics(history: list[dict], targets=DEFAULT_TARGETS) -> dict:
             "final": {k: v[1][-1] for k, v in eval_curves(history, "val_").items()},
             "targets": [float(t) for t in targets]}
 
-def compartmentalization_tax(results: list[dict], match=("size", "seed", "case", "corpus"), key: str = "val_loss") -> list[dict]:
+def compartmentalization_tax(
+    results: list[dict], match=("size", "seed", "case", "corpus"), key: str = "val_loss"
+) -> list[dict]:
     """Rows (one per c > 1 run and target) comparing it with the c = 1 run that agrees on `match`: `steps_to_target`,
-    `steps_to_target_c1`, `ratio` = their quotient, `final`, `final_c1`, `final_gap`. Results are `results.json` dicts."""
+    `steps_to_target_c1`, `ratio` = their quotient, `final`, `final_c1`, `final_gap`. Results are `results.json`
+    dicts."""
     def p(r): return r.get("params", r)
     base = {}
     for r in results:
@@ -601,17 +754,36 @@ def compartmentalization_tax(results: list[dict], match=("size", "seed", "case",
         f, f1 = r["metrics"]["final"].get(key), b["metrics"]["final"].get(key)
         for t in s:
             st, st1 = s.get(t), s1.get(t)
-            rows.append({"run_id": r.get("run_id"), **{m: p(r).get(m) for m in match}, "c": c, "init": p(r).get("init"), "target": float(t),
-                         "steps_to_target": st, "steps_to_target_c1": st1, "ratio": (st / st1) if (st is not None and st1) else None,
-                         "final": f, "final_c1": f1, "final_gap": (f - f1) if (f is not None and f1 is not None) else None})
+            rows.append(
+                {
+                    "run_id": r.get("run_id"),
+                    **{m: p(r).get(m) for m in match},
+                    "c": c,
+                    "init": p(r).get("init"),
+                    "target": float(t),
+                    "steps_to_target": st,
+                    "steps_to_target_c1": st1,
+                    "ratio": (st / st1) if (st is not None and st1) else None,
+                    "final": f,
+                    "final_c1": f1,
+                    "final_gap": (f - f1) if (f is not None and f1 is not None) else None,
+                }
+            )
     return rows
 
 # %% ../nbs/30_compartments.ipynb #6bb2722f
-def exact_match(model, comp_tok, items: list[tuple[str, str]], compartment: int, max_new_tokens: int = 12) -> tuple[float, list[str]]:
-    "Fraction of (prompt, answer) items whose greedy continuation in `compartment`, cut at a newline, equals the answer."
+def exact_match(
+    model, comp_tok, items: list[tuple[str, str]], compartment: int, max_new_tokens: int = 12
+) -> tuple[float, list[str]]:
+    """Fraction of (prompt, answer) items whose greedy continuation in `compartment`, cut at a newline, equals the
+    answer."""
     if not items: return float("nan"), []
-    stops = [comp_tok.eos_id(j) for j in range(comp_tok.c)] + ([comp_tok.trans_id] if comp_tok.trans_id is not None else [])
-    gens = greedy_continuation(model, [comp_tok.encode(p, compartment) for p, _ in items], max_new_tokens, stop_ids=stops)
+    stops = [comp_tok.eos_id(j) for j in range(comp_tok.c)] + (
+        [comp_tok.trans_id] if comp_tok.trans_id is not None else []
+    )
+    gens = greedy_continuation(
+        model, [comp_tok.encode(p, compartment) for p, _ in items], max_new_tokens, stop_ids=stops
+    )
     texts = [comp_tok.decode(g)[0].split("\n")[0].strip() for g in gens]
     return float(np.mean([t == a.strip() for t, (_, a) in zip(texts, items)])), texts
 
@@ -640,12 +812,28 @@ def split_parallel(pairs: list[tuple[str, str]], n_valid: int = 50, n_pairs: int
     return ([pairs[i][0] for i in mono[:half]], [pairs[i][1] for i in mono[half:]], [pairs[i] for i in tp],
             [pairs[i][0] for i in val], [pairs[i][1] for i in val])
 
-def bilingual_case(docs_a, docs_b, pairs, valid_a, valid_b, tokenizer: str = "shared", c: int = 2, base_vocab: int = 1024,
-                   names=("a", "b"), cache_dir=None, kind: str = "bpe", align_pairs=None, n_align: int = 64) -> Case:
+def bilingual_case(
+    docs_a,
+    docs_b,
+    pairs,
+    valid_a,
+    valid_b,
+    tokenizer: str = "shared",
+    c: int = 2,
+    base_vocab: int = 1024,
+    names=("a", "b"),
+    cache_dir=None,
+    kind: str = "bpe",
+    align_pairs=None,
+    n_align: int = 64,
+) -> Case:
     "A two-language case (see above); alignment on `align_pairs` (default: `valid_a`, `valid_b` read as parallel)."
     check(tokenizer in ("shared", "disjoint"), f"tokenizer must be 'shared' or 'disjoint', got {tokenizer!r}")
     check(c in (1, 2), f"bilingual_case: c must be 1 (joint) or 2 (one compartment per language), got {c!r}")
-    check(tokenizer == "shared" or c == 2, "bilingual_case: disjoint tokenizers put each language in its own compartment (c = 2)")
+    check(
+        tokenizer == "shared" or c == 2,
+        "bilingual_case: disjoint tokenizers put each language in its own compartment (c = 2)",
+    )
     docs_a, docs_b = list(docs_a), list(docs_b)
     check(docs_a and docs_b, "bilingual_case: both languages need training documents")
     if tokenizer == "shared":
@@ -661,26 +849,41 @@ def bilingual_case(docs_a, docs_b, pairs, valid_a, valid_b, tokenizer: str = "sh
                 info={"n_docs": [len(docs_a), len(docs_b)], "n_pairs": len(pairs or []), "tokenizer": tokenizer})
 
 def load_en_zh(shared_dir, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int = 100):
-    "(docs_en, docs_zh, pairs, valid_en, valid_zh) from shared/data: C4 English, CLUECorpusSmall Chinese, TED en-zh pairs."
+    """(docs_en, docs_zh, pairs, valid_en, valid_zh) from shared/data: C4 English, CLUECorpusSmall Chinese, TED en-zh
+    pairs."""
     shared_dir = Path(shared_dir)
     en = list(text_source(shared_dir/"english/c4_en_sample1000.jsonl.gz"))
     zh = list(text_source(shared_dir/"zh/clue_corpus_small_sample.jsonl.gz"))
     ted = list(text_source(shared_dir/"zh/ted_parallel_en_zh.jsonl.gz", text_field="en", limit=n_pairs))
     ted_zh = list(text_source(shared_dir/"zh/ted_parallel_en_zh.jsonl.gz", text_field="zh", limit=n_pairs))
     check(len(en) > n_valid and len(zh) > n_valid, f"load_en_zh: too few documents in {shared_dir}")
-    return (en[n_valid:n_valid + n_docs], zh[n_valid:n_valid + n_docs], list(zip(ted, ted_zh)), en[:n_valid], zh[:n_valid])
+    return (
+        en[n_valid : n_valid + n_docs],
+        zh[n_valid : n_valid + n_docs],
+        list(zip(ted, ted_zh)),
+        en[:n_valid],
+        zh[:n_valid],
+    )
 
 # %% ../nbs/30_compartments.ipynb #d56c3b27
-FIRST = ("Ada Alan Anna Ben Carl Clara Dan Dora Eli Emma Finn Greta Hugo Ida Ivan Jane Karl Lena Leo Lina Max Mia Nils Nora "
-         "Omar Otto Paul Rosa Ruth Sam Sara Tom Una Vera Wim Yara Zoe").split()
-LAST = ("Abbot Baker Brandt Castro Dahl Ellis Ferro Garcia Hale Ibsen Jensen Klein Lange Moreau Novak Olsen Park Quinn Rossi "
-        "Silva Tanaka Ueda Vance Weber Young Zeller Arnaud Boyle Costa Diaz").split()
-CITIES = "Lima Oslo Porto Quito Riga Seoul Tunis Vienna Dakar Hanoi Kyoto Lagos Minsk Perth Sofia Turin Basel Cork Delft Graz".split()
+FIRST = (
+    "Ada Alan Anna Ben Carl Clara Dan Dora Eli Emma Finn Greta Hugo Ida Ivan Jane Karl Lena Leo Lina Max Mia Nils Nora "
+    "Omar Otto Paul Rosa Ruth Sam Sara Tom Una Vera Wim Yara Zoe"
+).split()
+LAST = (
+    "Abbot Baker Brandt Castro Dahl Ellis Ferro Garcia Hale Ibsen Jensen Klein Lange Moreau Novak Olsen Park Quinn "
+    "Rossi "
+    "Silva Tanaka Ueda Vance Weber Young Zeller Arnaud Boyle Costa Diaz"
+).split()
+CITIES = ("Lima Oslo Porto Quito Riga Seoul Tunis Vienna Dakar Hanoi Kyoto Lagos Minsk Perth Sofia Turin Basel Cork "
+          "Delft Graz").split()
 UNIS = ["Alder University", "Birch College", "Cedar Institute", "Elm University", "Fir College", "Hazel Institute",
         "Larch University", "Maple College", "Oak Institute", "Pine University", "Rowan College", "Willow Institute"]
-MAJORS = "physics history biology law music chemistry economics philosophy geology medicine linguistics architecture".split()
-EMPLOYERS = ["Acme Foods", "Blue Rail", "Coral Bank", "Delta Mills", "Echo Labs", "Frost Media", "Giant Steel", "Harbor Air",
-             "Iris Books", "Jade Motors", "Kite Energy", "Lumen Health"]
+MAJORS = (
+    "physics history biology law music chemistry economics philosophy geology medicine linguistics architecture".split()
+)
+EMPLOYERS = ["Acme Foods", "Blue Rail", "Coral Bank", "Delta Mills", "Echo Labs", "Frost Media", "Giant Steel",
+    "Harbor Air", "Iris Books", "Jade Motors", "Kite Energy", "Lumen Health"]
 MONTHS = "January February March April May June July August September October November December".split()
 ATTRIBUTES = ("birth_date", "birth_city", "university", "major", "employer", "work_city")
 
@@ -704,19 +907,32 @@ QUESTIONS = {"birth_date": "When was {name} born?", "birth_city": "Where was {na
 
 def make_people(n: int, seed: int = 0) -> list[dict]:
     "n synthetic people with unique full names and seeded attributes."
-    check(isinstance(n, int) and 1 <= n <= len(FIRST) * len(LAST), f"make_people: n must be in [1, {len(FIRST) * len(LAST)}], got {n!r}")
+    check(
+        isinstance(n, int) and 1 <= n <= len(FIRST) * len(LAST),
+        f"make_people: n must be in [1, {len(FIRST) * len(LAST)}], got {n!r}",
+    )
     rng = np.random.default_rng([seed, 17])
     names = [f"{FIRST[i % len(FIRST)]} {LAST[i // len(FIRST)]}" for i in rng.permutation(len(FIRST) * len(LAST))[:n]]
     people = []
     for name in names:
         d, m, y = int(rng.integers(1, 29)), MONTHS[int(rng.integers(12))], int(rng.integers(1920, 2000))
-        people.append({"name": name, "birth_date": f"{m} {d}, {y}", "birth_date_short": f"{m} {d}",
-                       "birth_city": str(rng.choice(CITIES)), "university": str(rng.choice(UNIS)), "major": str(rng.choice(MAJORS)),
-                       "employer": str(rng.choice(EMPLOYERS)), "work_city": str(rng.choice(CITIES))})
+        people.append(
+            {
+                "name": name,
+                "birth_date": f"{m} {d}, {y}",
+                "birth_date_short": f"{m} {d}",
+                "birth_city": str(rng.choice(CITIES)),
+                "university": str(rng.choice(UNIS)),
+                "major": str(rng.choice(MAJORS)),
+                "employer": str(rng.choice(EMPLOYERS)),
+                "work_city": str(rng.choice(CITIES)),
+            }
+        )
     return people
 
 def render_bio(person: dict, rng: np.random.Generator, k_phrasings: int = 4) -> str:
-    "One biography paragraph: a sentence per attribute, each one of the first `k_phrasings` templates, in shuffled order."
+    """One biography paragraph: a sentence per attribute, each one of the first `k_phrasings` templates, in shuffled
+    order."""
     check(1 <= k_phrasings <= 4, f"k_phrasings must be in [1, 4], got {k_phrasings}")
     sents = [BIO_TEMPLATES[a][int(rng.integers(k_phrasings))].format(**person) for a in ATTRIBUTES]
     return " ".join(sents[i] for i in rng.permutation(len(sents)))
@@ -729,8 +945,18 @@ def qa_doc(person: dict) -> str:
     "All of a person's question-answer lines as one document."
     return "\n".join(p + a for p, a in qa_items(person))
 
-def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phrasings: int = 4, bios_per_person: int = 3,
-                qa_train_frac: float = 0.5, base_vocab: int = 1024, seed: int = 0, cache_dir=None, max_eval: int = 300) -> Case:
+def bio_qa_case(
+    n_people: int = 200,
+    condition: str = "joint",
+    c: int = 2,
+    k_phrasings: int = 4,
+    bios_per_person: int = 3,
+    qa_train_frac: float = 0.5,
+    base_vocab: int = 1024,
+    seed: int = 0,
+    cache_dir=None,
+    max_eval: int = 300,
+) -> Case:
     """Biographies vs QA. `condition`: 'bio' (biographies only), 'qa' (QA of the training people only), 'joint'
     (both; c = 1 shares one compartment, c = 2 puts biographies in compartment 0 and QA in compartment 1).
     Extra eval: exact-match answers for held-out people (`qa_em_test`) and training people (`qa_em_train`)."""
@@ -740,7 +966,8 @@ def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phr
     check(0 < qa_train_frac < 1, f"qa_train_frac must be in (0, 1), got {qa_train_frac}")
     people = make_people(n_people, seed)
     rng = np.random.default_rng([seed, 23])
-    n_tr = int(round(qa_train_frac * n_people)); check(0 < n_tr < n_people, f"bio_qa_case: {n_people} people are too few")
+    n_tr = int(round(qa_train_frac * n_people))
+    check(0 < n_tr < n_people, f"bio_qa_case: {n_people} people are too few")
     qa_train, qa_test = people[:n_tr], people[n_tr:]
     bios = [render_bio(p, rng, k_phrasings) for p in people for _ in range(bios_per_person)]
     bio_valid = [render_bio(p, rng, k_phrasings) for p in people[: max(1, n_people // 4)]]
@@ -749,17 +976,26 @@ def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phr
     tok = train_tokenizer(bios + qa_docs, base_vocab, cache_dir=cache_dir)
     ctok = CompartmentTokenizer(tok, c)
     docs, comps = [], []
-    if condition in ("bio", "joint"): docs += bios; comps += [0] * len(bios)
-    if condition in ("qa", "joint"): docs += qa_docs; comps += [cq] * len(qa_docs)
+    if condition in ("bio", "joint"):
+        docs += bios
+        comps += [0] * len(bios)
+    if condition in ("qa", "joint"):
+        docs += qa_docs
+        comps += [cq] * len(qa_docs)
     items_test = [it for p in qa_test for it in qa_items(p)][:max_eval]
     items_train = [it for p in qa_train for it in qa_items(p)][:max_eval]
     def extra(model):
-        return {"qa_em_test": exact_match(model, ctok, items_test, cq)[0], "qa_em_train": exact_match(model, ctok, items_train, cq)[0]}
+        return {
+            "qa_em_test": exact_match(model, ctok, items_test, cq)[0],
+            "qa_em_train": exact_match(model, ctok, items_train, cq)[0],
+        }
     sets = {"bio": (bio_valid, 0), "qa_test": ([qa_doc(p) for p in qa_test], cq)}
     # translation pairs (c = 2): one fact of a training person, as a biography sentence and as its QA line
     pairs = [(BIO_TEMPLATES[a][int(rng.integers(k_phrasings))].format(**p), 0, q + ans, 1)
              for p in qa_train for a, (q, ans) in zip(ATTRIBUTES, qa_items(p))] if cq == 1 else None
     # alignment: a held-out person's fact as a biography sentence and as its QA line (first phrasing)
-    al = [(BIO_TEMPLATES[a][0].format(**p), q + ans) for p in qa_test for a, (q, ans) in zip(ATTRIBUTES, qa_items(p))][:max_eval]
+    al = [(BIO_TEMPLATES[a][0].format(**p), q + ans) for p in qa_test for a, (q, ans) in zip(ATTRIBUTES, qa_items(p))][
+        :max_eval
+    ]
     return Case(f"bio_qa-{condition}-c{c}", ctok, docs, comps, sets, pairs, extra, align=(al[:64], (0, cq)),
                 info={"n_people": n_people, "n_qa_train_people": n_tr, "n_bios": len(bios), "condition": condition})

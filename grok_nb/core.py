@@ -27,7 +27,9 @@ def check(cond: bool, msg: str):
 def set_seed(seed: int, deterministic: bool = True) -> None:
     "Seed python, numpy and torch (all devices); optionally ask torch for deterministic algorithms."
     check(isinstance(seed, (int, np.integer)) and seed >= 0, f"seed must be a non-negative int, got {seed!r}")
-    random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
     if torch.cuda.is_available(): torch.cuda.manual_seed_all(seed)
     if deterministic:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
@@ -39,7 +41,8 @@ def get_device(device: str = "auto") -> torch.device:
     "Resolve `'auto'` to cuda > mps > cpu; validate explicit choices."
     if device == "auto":
         if torch.cuda.is_available(): return torch.device("cuda")
-        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available(): return torch.device("mps")
+        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+            return torch.device("mps")
         return torch.device("cpu")
     kind = str(device).split(":")[0]
     check(kind in ("cpu", "cuda", "mps"), f"device must be auto/cpu/cuda/mps, got {device!r}")
@@ -65,12 +68,14 @@ def autocast(device: torch.device | str, dtype: torch.dtype):
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8"):
     "Write `path` atomically: temp file in the same folder, fsync, rename."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as f:
             yield f
-            f.flush(); os.fsync(f.fileno())
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
@@ -79,8 +84,10 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike):
     "Yield a temporary path beside `path` for writers that want a filename (savefig, safetensors); rename on success."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".tmp", dir=path.parent); os.close(fd)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".tmp", dir=path.parent)
+    os.close(fd)
     try:
         yield Path(tmp)
         with open(tmp, "rb") as f: os.fsync(f.fileno())
@@ -120,20 +127,27 @@ def load_json(path: str | os.PathLike) -> Any:
 
 def append_jsonl(record: dict, path: str | os.PathLike) -> None:
     "Append one JSON line with a single `write` on an O_APPEND descriptor, then fsync: a reader never sees half a line."
-    line = (json.dumps(_clean_floats(json.loads(json.dumps(record, default=_jsonable))), allow_nan=False) + "\n").encode()
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    line = (
+        json.dumps(_clean_floats(json.loads(json.dumps(record, default=_jsonable))), allow_nan=False) + "\n"
+    ).encode()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try: os.write(fd, line); os.fsync(fd)
+    try:
+        os.write(fd, line)
+        os.fsync(fd)
     finally: os.close(fd)
 
 def write_jsonl(records: Iterable[dict], path: str | os.PathLike) -> Path:
     "Atomically write a whole JSONL file."
     with atomic_write(path) as f:
-        for r in records: f.write(json.dumps(_clean_floats(json.loads(json.dumps(r, default=_jsonable))), allow_nan=False) + "\n")
+        for r in records:
+            f.write(json.dumps(_clean_floats(json.loads(json.dumps(r, default=_jsonable))), allow_nan=False) + "\n")
     return Path(path)
 
 def iter_jsonl(path: str | os.PathLike) -> Iterable[tuple[int, Any]]:
-    "Yield `(line_number, object)` for each non-empty line of a `.jsonl` or `.jsonl.gz` file; bad JSON names file and line."
+    """Yield `(line_number, object)` for each non-empty line of a `.jsonl` or `.jsonl.gz` file; bad JSON names file and
+    line."""
     import gzip
     path = Path(path)
     opener = gzip.open if path.name.endswith(".gz") else open
@@ -163,11 +177,19 @@ def git_commit(path: str | os.PathLike | None = None) -> str | None:
     try:
         c = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10)
         if c.returncode != 0: return None
-        d = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd, capture_output=True, text=True, timeout=10)
+        d = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         return c.stdout.strip() + ("+dirty" if d.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError): return None
 
-def package_versions(names=("torch", "transformers", "datasets", "tokenizers", "numpy", "safetensors", "grok_nb")) -> dict:
+def package_versions(
+    names=("torch", "transformers", "datasets", "tokenizers", "numpy", "safetensors", "grok_nb"),
+) -> dict:
     "Installed versions of the packages a result depends on."
     from importlib.metadata import version, PackageNotFoundError
     out = {"python": platform.python_version()}
@@ -203,7 +225,9 @@ class RunDir:
     def metrics(self) -> list[dict]: return read_jsonl(self.metrics_file) if self.metrics_file.exists() else []
     def __repr__(self): return f"RunDir({str(self.path)!r})"
 
-def make_run_dir(root: str | os.PathLike, study: str, params: dict, rid: str | None = None, resume: bool = True) -> RunDir:
+def make_run_dir(
+    root: str | os.PathLike, study: str, params: dict, rid: str | None = None, resume: bool = True
+) -> RunDir:
     """Create (or reopen) `root/study/<run-id>/` and write `params.json`.
     Reopening a run whose stored parameters differ raises an error naming the differing keys."""
     check(bool(study) and "/" not in study, f"study name must be a non-empty name without '/', got {study!r}")
@@ -219,6 +243,15 @@ def make_run_dir(root: str | os.PathLike, study: str, params: dict, rid: str | N
         check(resume, f"{rd.path}: run exists and resume=False")
         return rd
     rd.path.mkdir(parents=True, exist_ok=True)
-    save_json({"study": study, "run_id": rid, "params": canon, "git_commit": git_commit(), "versions": package_versions(),
-               "host": platform.node()}, rd.params_file)
+    save_json(
+        {
+            "study": study,
+            "run_id": rid,
+            "params": canon,
+            "git_commit": git_commit(),
+            "versions": package_versions(),
+            "host": platform.node(),
+        },
+        rd.params_file,
+    )
     return rd

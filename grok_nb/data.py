@@ -18,7 +18,10 @@ __all__ = ['SPECIAL_TOKENS', 'text_source', 'train_tokenizer', 'load_tokenizer',
 def _read_jsonl_texts(path: Path, text_field: str) -> Iterator[str]:
     for i, obj in iter_jsonl(path):
         check(isinstance(obj, dict) and text_field in obj, f"{path}:{i}: missing field {text_field!r}")
-        check(isinstance(obj[text_field], str), f"{path}:{i}: field {text_field!r} is not a string: {obj[text_field]!r:.60}")
+        check(
+            isinstance(obj[text_field], str),
+            f"{path}:{i}: field {text_field!r} is not a string: {obj[text_field]!r:.60}",
+        )
         yield obj[text_field]
 
 def _read_txt(path: Path) -> Iterator[str]:
@@ -41,15 +44,25 @@ def text_source(spec, text_field: str = "text", limit: int | None = None, revisi
             parts = spec[3:].split(":")
             check(1 <= len(parts) <= 2 and parts[0], f"hf source must be 'hf:<name>[:<config>]', got {spec!r}")
             import datasets
-            ds = datasets.load_dataset(parts[0], parts[1] if len(parts) > 1 else None, split="train", streaming=True, revision=revision)
+
+            ds = datasets.load_dataset(
+                parts[0], parts[1] if len(parts) > 1 else None, split="train", streaming=True, revision=revision
+            )
             for ex in ds: yield ex[text_field]
         else:
             p = Path(spec)
             check(p.exists(), f"text source {str(spec)!r}: no such file or folder")
-            files = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(_TEXT_SUFFIXES)) if p.is_dir() else [p]
+            files = (
+                sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(_TEXT_SUFFIXES))
+                if p.is_dir()
+                else [p]
+            )
             check(len(files) > 0, f"text source {str(spec)!r}: folder has no .txt/.jsonl(.gz) files")
             for f in files:
-                check(f.name.endswith(_TEXT_SUFFIXES), f"text source {str(f)!r}: unsupported file type (want .txt or .jsonl[.gz])")
+                check(
+                    f.name.endswith(_TEXT_SUFFIXES),
+                    f"text source {str(f)!r}: unsupported file type (want .txt or .jsonl[.gz])",
+                )
                 yield from (_read_txt(f) if ".txt" in f.name else _read_jsonl_texts(f, text_field))
     it = gen()
     return itertools.islice(it, limit) if limit is not None else it
@@ -59,11 +72,18 @@ SPECIAL_TOKENS = {"bos_token": "<|bos|>", "eos_token": "<|eos|>", "pad_token": "
 
 def _corpus_hash(texts: Sequence[str]) -> str:
     h = hashlib.sha256()
-    for t in texts: h.update(t.encode()); h.update(b"\x00")
+    for t in texts:
+        h.update(t.encode())
+        h.update(b"\x00")
     return h.hexdigest()[:16]
 
-def train_tokenizer(texts: Iterable[str], vocab_size: int, kind: str = "bpe", cache_dir: str | os.PathLike | None = None,
-                    min_frequency: int = 1):
+def train_tokenizer(
+    texts: Iterable[str],
+    vocab_size: int,
+    kind: str = "bpe",
+    cache_dir: str | os.PathLike | None = None,
+    min_frequency: int = 1,
+):
     "Train (or load from cache) a byte-level BPE / word-level tokenizer; returns a `PreTrainedTokenizerFast`."
     from tokenizers import Tokenizer, models, pre_tokenizers, decoders, trainers
     from transformers import PreTrainedTokenizerFast
@@ -71,7 +91,11 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int, kind: str = "bpe", ca
     check(len(texts) > 0 and any(t.strip() for t in texts), "train_tokenizer: empty corpus (no non-empty document)")
     check(kind in ("bpe", "word"), f"train_tokenizer: kind must be 'bpe' or 'word', got {kind!r}")
     n_special = len(SPECIAL_TOKENS)
-    if kind == "bpe": check(vocab_size >= 256 + n_special, f"train_tokenizer: vocab_size={vocab_size} too small for a byte-level BPE (need >= {256 + n_special})")
+    if kind == "bpe":
+        check(
+            vocab_size >= 256 + n_special,
+            f"train_tokenizer: vocab_size={vocab_size} too small for a byte-level BPE (need >= {256 + n_special})",
+        )
     else: check(vocab_size > n_special, f"train_tokenizer: vocab_size={vocab_size} too small (need > {n_special})")
     cache = Path(cache_dir) / f"{kind}-{vocab_size}-{_corpus_hash(texts)}" if cache_dir else None
     if cache is not None and (cache/"tokenizer.json").exists():
@@ -87,7 +111,9 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int, kind: str = "bpe", ca
         tok = Tokenizer(models.WordLevel(unk_token=SPECIAL_TOKENS["unk_token"]))
         tok.pre_tokenizer = pre_tokenizers.Whitespace()
         tok.decoder = decoders.WordPiece(prefix="##", cleanup=False)  # joins words with single spaces
-        trainer = trainers.WordLevelTrainer(vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=specials, show_progress=False)
+        trainer = trainers.WordLevelTrainer(
+            vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=specials, show_progress=False
+        )
     tok.train_from_iterator(texts, trainer=trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, **SPECIAL_TOKENS)
     if cache is not None:
@@ -109,17 +135,27 @@ class TokenStream:
     def __init__(self, docs, tokenizer, seq_len: int, batch_size: int, seed: int = 0, shuffle: bool = True,
                  limit: int | None = None, add_eos: bool = True, text_field: str = "text"):
         check(isinstance(seq_len, int) and seq_len >= 2, f"TokenStream: seq_len must be an int >= 2, got {seq_len!r}")
-        check(isinstance(batch_size, int) and batch_size >= 1, f"TokenStream: batch_size must be an int >= 1, got {batch_size!r}")
-        self.docs = docs if isinstance(docs, list) and all(isinstance(d, str) for d in docs) else list(text_source(docs, text_field, limit))
+        check(
+            isinstance(batch_size, int) and batch_size >= 1,
+            f"TokenStream: batch_size must be an int >= 1, got {batch_size!r}",
+        )
+        self.docs = (
+            docs
+            if isinstance(docs, list) and all(isinstance(d, str) for d in docs)
+            else list(text_source(docs, text_field, limit))
+        )
         check(len(self.docs) > 0, "TokenStream: empty corpus (0 documents)")
-        self.tokenizer, self.seq_len, self.batch_size, self.seed, self.shuffle = tokenizer, seq_len, batch_size, seed, shuffle
+        self.tokenizer, self.seq_len, self.batch_size, self.seed, self.shuffle = (tokenizer, seq_len, batch_size, seed,
+            shuffle)
         eos = tokenizer.eos_token_id
         check(eos is not None or not add_eos, "TokenStream: tokenizer has no eos_token_id (needed between documents)")
         enc = tokenizer(self.docs, add_special_tokens=False, return_offsets_mapping=True)
         self._ids, self._offs = [], []
         for ids, offs in zip(enc["input_ids"], enc["offset_mapping"]):
-            ids = list(ids) + ([eos] if add_eos else []); offs = list(offs) + ([(offs[-1][1], offs[-1][1])] if (add_eos and offs) else ([(0, 0)] if add_eos else []))
-            self._ids.append(np.asarray(ids, dtype=np.int64)); self._offs.append(np.asarray(offs, dtype=np.int64).reshape(-1, 2))
+            ids = list(ids) + ([eos] if add_eos else [])
+            offs = list(offs) + ([(offs[-1][1], offs[-1][1])] if (add_eos and offs) else ([(0, 0)] if add_eos else []))
+            self._ids.append(np.asarray(ids, dtype=np.int64))
+            self._offs.append(np.asarray(offs, dtype=np.int64).reshape(-1, 2))
         self.n_tokens = int(sum(len(x) for x in self._ids))
         check(self.n_tokens >= seq_len, f"TokenStream: corpus has {self.n_tokens} tokens, fewer than seq_len={seq_len}")
         self.n_seq = self.n_tokens // seq_len
@@ -129,7 +165,8 @@ class TokenStream:
         self.fingerprint = h.hexdigest()[:16]
 
     def __repr__(self):
-        return f"TokenStream({len(self.docs)} docs, {self.n_tokens} tokens, seq_len={self.seq_len}, batch_size={self.batch_size}, seed={self.seed})"
+        return (f"TokenStream({len(self.docs)} docs, {self.n_tokens} tokens, seq_len={self.seq_len}, "
+                f"batch_size={self.batch_size}, seed={self.seed})")
     @property
     def tokens_per_step(self) -> int: return self.seq_len * self.batch_size
     @property
@@ -138,7 +175,11 @@ class TokenStream:
     def _epoch(self, e: int):
         if e not in self._epochs:
             if len(self._epochs) > 2: self._epochs.pop(next(iter(self._epochs)))
-            order = np.random.default_rng([self.seed, e]).permutation(len(self._ids)) if self.shuffle else np.arange(len(self._ids))
+            order = (
+                np.random.default_rng([self.seed, e]).permutation(len(self._ids))
+                if self.shuffle
+                else np.arange(len(self._ids))
+            )
             ids = np.concatenate([self._ids[i] for i in order])
             doc = np.concatenate([np.full(len(self._ids[i]), i, dtype=np.int64) for i in order])
             offs = np.concatenate([self._offs[i] for i in order])
@@ -177,4 +218,10 @@ class TokenStream:
         "The source text of each sequence of the batch at `step` (runs from different documents joined by newlines)."
         return ["\n".join(self.docs[d][a:b] for d, a, b in runs) for runs in self.segments(step)]
 
-    def state(self) -> dict: return {"fingerprint": self.fingerprint, "seed": self.seed, "seq_len": self.seq_len, "batch_size": self.batch_size}
+    def state(self) -> dict:
+        return {
+            "fingerprint": self.fingerprint,
+            "seed": self.seed,
+            "seq_len": self.seq_len,
+            "batch_size": self.batch_size,
+        }

@@ -26,8 +26,11 @@ __all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES'
            'patch_heads', 'cumulative_recovery']
 
 # %% ../nbs/20_emergence.ipynb #ee863fa0
-CORPUS_VERSION = 2   # bump when `capability_corpus` changes what it generates (cached mini-suites are keyed by it); 2: IOI in both orders
-NAMES = ("Mary John Tom James David Sarah Anna Paul Mark Lisa Kate Peter Emma Jack Alice Bob Mike Laura Daniel Rachel").split()
+# bump when `capability_corpus` changes what it generates (cached mini-suites are keyed by it); 2: IOI in both orders
+CORPUS_VERSION = 2
+NAMES = (
+    "Mary John Tom James David Sarah Anna Paul Mark Lisa Kate Peter Emma Jack Alice Bob Mike Laura Daniel Rachel"
+).split()
 PLACES = "store park school office station garden market library beach house".split()
 OBJECTS = "drink book ring ball letter bag key gift snack pen".split()
 NOUNS = ("dog cat bird tree car river window table door city road child teacher doctor farmer song boat horse apple "
@@ -50,7 +53,9 @@ def filler_sentence(rng: np.random.Generator, names: Sequence[str] = NAMES) -> s
     if k == 1: return f"{c(names)} {c(VERBS)} a {c(ADJECTIVES)} {c(NOUNS)} {c(PREPOSITIONS)} the {c(PLACES)}."
     return f"A {c(NOUNS)} {c(VERBS)} the {c(ADJECTIVES)} {c(NOUNS)}."
 
-def ioi_sentence(rng: np.random.Generator, names: Sequence[str] = NAMES, order: str | None = None) -> tuple[str, str, str]:
+def ioi_sentence(
+    rng: np.random.Generator, names: Sequence[str] = NAMES, order: str | None = None
+) -> tuple[str, str, str]:
     """An IOI sentence and its two names: (text, indirect object A, subject B); the text ends with ' A.'
     `order`: `ABBA` (the indirect object is named first), `BABA` (second), or None (either, with probability 1/2)."""
     check(order in (None, "ABBA", "BABA"), f"ioi_sentence: order must be 'ABBA', 'BABA' or None, got {order!r}")
@@ -59,20 +64,27 @@ def ioi_sentence(rng: np.random.Generator, names: Sequence[str] = NAMES, order: 
     t = IOI_TEMPLATES[rng.integers(len(IOI_TEMPLATES))]
     order = order or ("ABBA" if rng.random() < 0.5 else "BABA")
     X, Y = (A, B) if order == "ABBA" else (B, A)
-    return t.format(X=X, Y=Y, A=A, B=B, place=PLACES[rng.integers(len(PLACES))], obj=OBJECTS[rng.integers(len(OBJECTS))]), A, B
+    return (
+        t.format(X=X, Y=Y, A=A, B=B, place=PLACES[rng.integers(len(PLACES))], obj=OBJECTS[rng.integers(len(OBJECTS))]),
+        A,
+        B,
+    )
 
 # %% ../nbs/20_emergence.ipynb #02e2349e
 def _word_list_line(rng, length):
     words = NOUNS + ADJECTIVES + VERBS + PLACES + OBJECTS
     return " " + " ".join(words[i] for i in rng.choice(len(words), length, replace=False))
 
-def story(rng: np.random.Generator, p_repeat=0.3, p_ioi=0.3, p_list=0.15, p_pattern=0.1, names: Sequence[str] = NAMES) -> str:
+def story(
+    rng: np.random.Generator, p_repeat=0.3, p_ioi=0.3, p_list=0.15, p_pattern=0.1, names: Sequence[str] = NAMES
+) -> str:
     "A short document of filler sentences with (randomly) a repeated span, IOI sentences, a repeated list, a pattern."
     sents = [filler_sentence(rng, names) for _ in range(rng.integers(3, 9))]
     if rng.random() < p_ioi:
         for _ in range(rng.integers(1, 3)): sents.insert(rng.integers(len(sents) + 1), ioi_sentence(rng, names)[0])
     if rng.random() < p_repeat:
-        i = rng.integers(len(sents)); span = sents[i:i + rng.integers(1, 3)]
+        i = rng.integers(len(sents))
+        span = sents[i : i + rng.integers(1, 3)]
         j = rng.integers(i + len(span), len(sents) + 1)
         sents[j:j] = span
     text = " ".join(sents)
@@ -98,7 +110,8 @@ def capability_corpus(n_docs: int, seed: int = 0, base_docs: Sequence[str] | Non
     order, k, out = (rng.permutation(len(base)) if base else []), 0, []
     for _ in range(n_docs):
         if base and rng.random() < p_base:
-            out.append(base[order[k % len(base)]]); k += 1
+            out.append(base[order[k % len(base)]])
+            k += 1
         else: out.append(story(rng, names=names, **story_rates))
     return out
 
@@ -126,44 +139,66 @@ def word_tokens(tokenizer, min_chars: int = 2) -> list[int]:
     text = tokenizer.batch_decode([[i] for i in ids])
     out = [i for i, s in zip(ids, text) if re.fullmatch(rf" [A-Za-z]{{{min_chars},}}", s)]
     if not out: out = [i for i, s in zip(ids, text) if re.fullmatch(rf"[A-Za-z]{{{min_chars},}}", s)]
-    check(len(out) >= 8, f"{type(tokenizer).__name__}: only {len(out)} word tokens; too few to draw random strings from")
+    check(
+        len(out) >= 8, f"{type(tokenizer).__name__}: only {len(out)} word tokens; too few to draw random strings from"
+    )
     return out
 
 def _single_token(tokenizer, text: str, task: str, what: str) -> int:
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     unk = tokenizer.unk_token_id
     check(len(ids) == 1 and (unk is None or ids[0] != unk),
-          f"{task}: {what} {text!r} is not a single token of this tokenizer (encodes to {tokenizer.convert_ids_to_tokens(ids)})")
+          f"{task}: {what} {text!r} is not a single token of this tokenizer (encodes to "
+          f"{tokenizer.convert_ids_to_tokens(ids)})")
     return ids[0]
 
 def single_token_names(tokenizer, names: Sequence[str] = NAMES) -> list[str]:
     "The names whose space-prefixed form is one (known) token."
     out = []
     for n in names:
-        try: _single_token(tokenizer, " " + n, "names", "name"); out.append(n)
-        except GrokError: pass
+        try:
+            _single_token(tokenizer, " " + n, "names", "name")
+            out.append(n)
+        except GrokError:
+            pass
     return out
 
 def _enc(tokenizer, text): return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 def string_repetition(tokenizer, n: int = 32, seed: int = 0, length: int = 10, k: int = 3, n_target: int = 1,
                       sep: str = "\n", pool: Sequence[int] | None = None) -> Task:
-    "Random word tokens (from `pool`, default `word_tokens`), a separator, then the first `k` again; target: the next `n_target` tokens."
-    check(1 <= k and k + n_target <= length, f"string_repetition: need 1 <= k and k + n_target <= length, got k={k}, n_target={n_target}, length={length}")
+    """Random word tokens (from `pool`, default `word_tokens`), a separator, then the first `k` again; target: the next
+    `n_target` tokens."""
+    check(
+        1 <= k and k + n_target <= length,
+        f"string_repetition: need 1 <= k and k + n_target <= length, got k={k}, n_target={n_target}, length={length}",
+    )
     rng, pool = np.random.default_rng([seed, 1]), list(pool) if pool is not None else word_tokens(tokenizer)
     check(len(pool) >= length, f"string_repetition: {len(pool)} word tokens, fewer than length={length}")
     s, p = _single_token(tokenizer, sep, "string_repetition", "separator"), prefix_id(tokenizer)
     prompts, targets = [], []
     for _ in range(n):
         x = [pool[i] for i in rng.choice(len(pool), length, replace=False)]
-        prompts.append([p] + x + [s] + x[:k]); targets.append(x[k:k + n_target])
+        prompts.append([p] + x + [s] + x[:k])
+        targets.append(x[k : k + n_target])
     return Task("string_repetition", prompts, targets)
 
-def in_context_repetition(tokenizer, n: int = 32, seed: int = 0, texts: Sequence[str] | None = None, passage_len: int = 24,
-                          gap_len: int = 16, k: int | None = None, n_target: int = 1) -> Task:
+def in_context_repetition(
+    tokenizer,
+    n: int = 32,
+    seed: int = 0,
+    texts: Sequence[str] | None = None,
+    passage_len: int = 24,
+    gap_len: int = 16,
+    k: int | None = None,
+    n_target: int = 1,
+) -> Task:
     "A passage, other text, then the passage's first `k` tokens again; target: the next `n_target` tokens."
     k = passage_len // 2 if k is None else k
-    check(1 <= k and k + n_target <= passage_len, f"in_context_repetition: need 1 <= k and k + n_target <= passage_len, got k={k}, passage_len={passage_len}")
+    check(
+        1 <= k and k + n_target <= passage_len,
+        f"in_context_repetition: need 1 <= k and k + n_target <= passage_len, got k={k}, passage_len={passage_len}",
+    )
     rng = np.random.default_rng([seed, 2])
     if texts is None: texts = [" ".join(filler_sentence(rng) for _ in range(5)) for _ in range(4 * n)]
     enc = [e for e in (_enc(tokenizer, t) for t in texts) if len(e) >= max(passage_len, gap_len)]
@@ -172,19 +207,26 @@ def in_context_repetition(tokenizer, n: int = 32, seed: int = 0, texts: Sequence
     for _ in range(n):
         a, b = rng.choice(len(enc), 2, replace=False)
         P, G = enc[a][:passage_len], enc[b][:gap_len]
-        prompts.append([p] + P + G + P[:k]); targets.append(P[k:k + n_target])
+        prompts.append([p] + P + G + P[:k])
+        targets.append(P[k : k + n_target])
     return Task("in_context_repetition", prompts, targets)
 
-def pattern_completion(tokenizer, n: int = 32, seed: int = 0, period: int = 3, length: int = 8, pool: Sequence[int] | None = None) -> Task:
+def pattern_completion(
+    tokenizer, n: int = 32, seed: int = 0, period: int = 3, length: int = 8, pool: Sequence[int] | None = None
+) -> Task:
     "A periodic sequence of `period` distinct random word tokens, `length` long; target: the next one."
-    check(period >= 2 and length >= period + 1, f"pattern_completion: need period >= 2 and length > period, got period={period}, length={length}")
+    check(
+        period >= 2 and length >= period + 1,
+        f"pattern_completion: need period >= 2 and length > period, got period={period}, length={length}",
+    )
     rng, p = np.random.default_rng([seed, 3]), prefix_id(tokenizer)
     pool = list(pool) if pool is not None else word_tokens(tokenizer)
     check(len(pool) >= period, f"pattern_completion: {len(pool)} pool tokens, fewer than period={period}")
     prompts, targets = [], []
     for _ in range(n):
         u = [pool[i] for i in rng.choice(len(pool), period, replace=False)]
-        prompts.append([p] + [u[i % period] for i in range(length)]); targets.append([u[length % period]])
+        prompts.append([p] + [u[i % period] for i in range(length)])
+        targets.append([u[length % period]])
     return Task("pattern_completion", prompts, targets)
 
 def ioi(tokenizer, n: int = 32, seed: int = 0, names: Sequence[str] = NAMES) -> Task:
@@ -195,14 +237,16 @@ def ioi(tokenizer, n: int = 32, seed: int = 0, names: Sequence[str] = NAMES) -> 
     prompts, targets = [], []
     for _ in range(n):
         text, A, _ = ioi_sentence(rng, names)
-        prompts.append([p] + _enc(tokenizer, text[:text.rindex(" " + A)])); targets.append(_enc(tokenizer, " " + A))
+        prompts.append([p] + _enc(tokenizer, text[: text.rindex(" " + A)]))
+        targets.append(_enc(tokenizer, " " + A))
     return Task("ioi", prompts, targets)
 
 TASKS = {"string_repetition": string_repetition, "in_context_repetition": in_context_repetition,
          "pattern_completion": pattern_completion, "ioi": ioi}
 
 def lexicon_tokens(tokenizer, words: Sequence[str] | None = None) -> list[int]:
-    "Ids of the lexicon's words (default: nouns, adjectives, verbs, places, objects) that are single space-prefixed tokens."
+    """Ids of the lexicon's words (default: nouns, adjectives, verbs, places, objects) that are single space-prefixed
+    tokens."""
     words = NOUNS + ADJECTIVES + VERBS + PLACES + OBJECTS if words is None else words
     out = []
     for w in words:
@@ -210,14 +254,23 @@ def lexicon_tokens(tokenizer, words: Sequence[str] | None = None) -> list[int]:
         if len(ids) == 1 and ids[0] != tokenizer.unk_token_id: out.append(ids[0])
     return sorted(set(out))
 
-def make_tasks(tokenizer, n: int = 32, seed: int = 0, names: Sequence[str] | None = None, texts: Sequence[str] | None = None,
-               pool: Sequence[int] | None = None) -> dict[str, Task]:
+def make_tasks(
+    tokenizer,
+    n: int = 32,
+    seed: int = 0,
+    names: Sequence[str] | None = None,
+    texts: Sequence[str] | None = None,
+    pool: Sequence[int] | None = None,
+) -> dict[str, Task]:
     """The four tasks for a tokenizer (IOI with `names`, default the single-token ones of `NAMES`; random strings from
     `pool`, default `word_tokens`)."""
     names = single_token_names(tokenizer) if names is None else names
-    return {"string_repetition": string_repetition(tokenizer, n, seed, pool=pool),
-            "in_context_repetition": in_context_repetition(tokenizer, n, seed, texts=texts),
-            "pattern_completion": pattern_completion(tokenizer, n, seed, pool=pool), "ioi": ioi(tokenizer, n, seed, names)}
+    return {
+        "string_repetition": string_repetition(tokenizer, n, seed, pool=pool),
+        "in_context_repetition": in_context_repetition(tokenizer, n, seed, texts=texts),
+        "pattern_completion": pattern_completion(tokenizer, n, seed, pool=pool),
+        "ioi": ioi(tokenizer, n, seed, names),
+    }
 
 def pass_rate(model, task: Task, batch_size: int = 64) -> float:
     "Share of prompts whose greedy continuation equals the target exactly."
@@ -241,19 +294,36 @@ def _hf_loader(name_or_path, **kwargs):
 
 class HFPythiaSuite(Suite):
     "Pythia / PolyPythias checkpoints from the hub (or a local mirror under `root`)."
-    def __init__(self, root=None, cache_dir=None, org: str = "EleutherAI", device: str = "cpu", loader: Callable | None = None,
-                 schedule: Sequence[int] | None = None, **from_pretrained_kwargs):
+
+    def __init__(
+        self,
+        root=None,
+        cache_dir=None,
+        org: str = "EleutherAI",
+        device: str = "cpu",
+        loader: Callable | None = None,
+        schedule: Sequence[int] | None = None,
+        **from_pretrained_kwargs,
+    ):
         self.root, self.cache_dir, self.org, self.device = (Path(root) if root else None), cache_dir, org, device
         self.loader, self.kwargs = loader or _hf_loader, from_pretrained_kwargs
         self.schedule = list(schedule) if schedule is not None else pythia_steps()
     def repo(self, size: str, seed: int = 0) -> str:
-        check(isinstance(size, str) and size and "/" not in size, f"HFPythiaSuite: size must be like '70m', got {size!r}")
-        check(isinstance(seed, (int, np.integer)) and seed >= 0, f"HFPythiaSuite: seed must be an int >= 0, got {seed!r}")
+        check(
+            isinstance(size, str) and size and "/" not in size, f"HFPythiaSuite: size must be like '70m', got {size!r}"
+        )
+        check(
+            isinstance(seed, (int, np.integer)) and seed >= 0, f"HFPythiaSuite: seed must be an int >= 0, got {seed!r}"
+        )
         return f"{self.org}/pythia-{size}" + (f"-seed{seed}" if seed else "")
     def steps(self, size, seed: int = 0) -> list[int]: return list(self.schedule)
     def model(self, size, seed: int, step: int):
         repo = self.repo(size, seed)
-        check(step in self.schedule, f"HFPythiaSuite: step {step!r} is not a checkpoint of {repo} (Pythia schedule: 0, 1, 2, 4, …, 512, 1000, 2000, …)")
+        check(
+            step in self.schedule,
+            f"HFPythiaSuite: step {step!r} is not a checkpoint of {repo} (Pythia schedule: 0, 1, 2, 4, …, 512, 1000, "
+            "2000, …)",
+        )
         if self.root is not None:
             path = self.root/repo/f"step{step}"
             check((path/"config.json").exists(), f"HFPythiaSuite: missing checkpoint {path} (no config.json)")
@@ -283,7 +353,10 @@ class LocalSuite(Suite):
         return sorted(out)
     def run_dir(self, size, seed: int) -> RunDir:
         rd = RunDir(self.path/f"{size}-seed{seed}")
-        check(rd.path.is_dir(), f"LocalSuite: no run {rd.path.name!r} in {self.path} (have {[f'{s}-seed{n}' for s, n in self.runs()]})")
+        check(
+            rd.path.is_dir(),
+            f"LocalSuite: no run {rd.path.name!r} in {self.path} (have {[f'{s}-seed{n}' for s, n in self.runs()]})",
+        )
         return rd
     def steps(self, size, seed: int) -> list[int]: return self.run_dir(size, seed).checkpoint_steps()
     def model(self, size, seed: int, step: int):
@@ -296,27 +369,57 @@ class LocalSuite(Suite):
         return load_tokenizer(str(self.path/"tokenizer"))
 
 # %% ../nbs/20_emergence.ipynb #73847164
-def train_local_suite(runs_dir, sizes: Sequence[str], seeds: Sequence[int], steps: int, corpus, *, tokenizer=None,
-                      vocab_size: int = 1024, seq_len: int = 128, batch_size: int = 16, lr: float = 2e-3, warmup: int = 20,
-                      pythia_every: int | None = None, overrides: dict | None = None, device: str = "cpu",
-                      progress: bool = False, nproc: int = 1) -> LocalSuite:
-    """Train a (sizes × seeds) GPT-NeoX suite on `corpus` (list of str or a `text_source` spec); returns the `LocalSuite`.
+def train_local_suite(
+    runs_dir,
+    sizes: Sequence[str],
+    seeds: Sequence[int],
+    steps: int,
+    corpus,
+    *,
+    tokenizer=None,
+    vocab_size: int = 1024,
+    seq_len: int = 128,
+    batch_size: int = 16,
+    lr: float = 2e-3,
+    warmup: int = 20,
+    pythia_every: int | None = None,
+    overrides: dict | None = None,
+    device: str = "cpu",
+    progress: bool = False,
+    nproc: int = 1,
+) -> LocalSuite:
+    """Train a (sizes × seeds) GPT-NeoX suite on `corpus` (list of str or a `text_source` spec); returns the
+    `LocalSuite`.
     `nproc > 1` trains each member under torchrun (DDP over `nproc` GPUs, or gloo processes on CPU)."""
-    runs_dir = Path(runs_dir); runs_dir.mkdir(parents=True, exist_ok=True)
+    runs_dir = Path(runs_dir)
+    runs_dir.mkdir(parents=True, exist_ok=True)
     check(len(sizes) >= 1 and len(seeds) >= 1, f"train_local_suite: need sizes and seeds, got {sizes!r}, {seeds!r}")
     docs = corpus if isinstance(corpus, list) else list(text_source(corpus))
     params = dict(steps=steps, vocab_size=vocab_size, seq_len=seq_len, batch_size=batch_size, lr=lr,
                   warmup=warmup, pythia_every=pythia_every, overrides=overrides or {}, n_docs=len(docs))
     sfile, canon = runs_dir/"suite.json", json.loads(json.dumps(params))
     old = load_json(sfile) if sfile.exists() else {}
-    diff = sorted(k for k in set(old) | set(canon) if old and k not in ("sizes", "seeds") and old.get(k) != canon.get(k))
-    check(not diff, f"{sfile}: the suite exists with different parameters: " + ", ".join(f"{k}: stored {old.get(k)!r} vs now {canon.get(k)!r}" for k in diff))
+    diff = sorted(
+        k for k in set(old) | set(canon) if old and k not in ("sizes", "seeds") and old.get(k) != canon.get(k)
+    )
+    check(
+        not diff,
+        f"{sfile}: the suite exists with different parameters: "
+        + ", ".join(f"{k}: stored {old.get(k)!r} vs now {canon.get(k)!r}" for k in diff),
+    )
     tok_dir = runs_dir/"tokenizer"
     if tok_dir.exists(): tok = load_tokenizer(str(tok_dir))
     else:
         tok = tokenizer if tokenizer is not None else train_tokenizer(docs, vocab_size)
         tok.save_pretrained(tok_dir)
-    save_json({**canon, "sizes": sorted(set(old.get("sizes", [])) | set(sizes)), "seeds": sorted(set(old.get("seeds", [])) | set(seeds))}, sfile)
+    save_json(
+        {
+            **canon,
+            "sizes": sorted(set(old.get("sizes", [])) | set(sizes)),
+            "seeds": sorted(set(old.get("seeds", [])) | set(seeds)),
+        },
+        sfile,
+    )
     ckpts = checkpoint_schedule(steps, pythia=True, pythia_every=pythia_every)
     for size in sizes:
         for seed in seeds:
@@ -325,8 +428,20 @@ def train_local_suite(runs_dir, sizes: Sequence[str], seeds: Sequence[int], step
             stream = TokenStream(docs, tok, seq_len=seq_len, batch_size=batch_size, seed=seed)
             model = build_model(size, vocab_size=len(tok), seed=seed, **(overrides or {}))
             save_json({"params": {**params, "size": size, "seed": seed}}, rd.params_file)
-            train_or_launch(model, stream, steps, nproc=nproc, run_dir=rd, lr=lr, warmup=warmup, checkpoint_steps=ckpts, seed=seed,
-                  device=device, progress=progress, log_every=max(1, steps // 20))
+            train_or_launch(
+                model,
+                stream,
+                steps,
+                nproc=nproc,
+                run_dir=rd,
+                lr=lr,
+                warmup=warmup,
+                checkpoint_steps=ckpts,
+                seed=seed,
+                device=device,
+                progress=progress,
+                log_every=max(1, steps // 20),
+            )
     return LocalSuite(runs_dir, device=device)
 
 # %% ../nbs/20_emergence.ipynb #5ee42bc0
@@ -346,24 +461,36 @@ class _PassCache:
     def __init__(self, cache):
         self.path = Path(cache) if isinstance(cache, (str, Path)) else None
         self.d = {} if cache is None else cache if self.path is None else {}
-        check(isinstance(self.d, dict), f"emergence_step: cache must be a dict or a JSON path, got {type(cache).__name__}")
+        check(
+            isinstance(self.d, dict), f"emergence_step: cache must be a dict or a JSON path, got {type(cache).__name__}"
+        )
         if self.path is not None and self.path.exists():
             raw = load_json(self.path)
-            check(isinstance(raw, dict) and all(isinstance(v, bool) for v in raw.values()), f"{self.path}: not a step -> bool JSON cache")
+            check(
+                isinstance(raw, dict) and all(isinstance(v, bool) for v in raw.values()),
+                f"{self.path}: not a step -> bool JSON cache",
+            )
             self.d.update({int(k): v for k, v in raw.items()})
     def get(self, step): return self.d.get(step, self.d.get(str(step)))
     def put(self, step, value):
         self.d[step] = value
-        if self.path is not None: save_json({str(k): v for k, v in sorted(self.d.items(), key=lambda kv: int(kv[0]))}, self.path)
+        if self.path is not None:
+            save_json({str(k): v for k, v in sorted(self.d.items(), key=lambda kv: int(kv[0]))}, self.path)
 
-def emergence_step(checkpoints: Sequence[int], passes_fn: Callable[[int], bool], coarse: int = 4, cache=None) -> Emergence:
+def emergence_step(
+    checkpoints: Sequence[int], passes_fn: Callable[[int], bool], coarse: int = 4, cache=None
+) -> Emergence:
     "First passing checkpoint by coarse scan + binary search (linear fallback on non-monotone curves); see above."
     steps = list(checkpoints)
     check(len(steps) > 0, "emergence_step: empty checkpoint list")
     check(all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in steps),
-          f"emergence_step: checkpoints must be non-negative ints, got {[s for s in steps if not isinstance(s, (int, np.integer)) or s < 0][:3]}")
+          "emergence_step: checkpoints must be non-negative ints, got "
+          f"{[s for s in steps if not isinstance(s, (int, np.integer)) or s < 0][:3]}")
     bad = next(((a, b) for a, b in zip(steps, steps[1:]) if b <= a), None)
-    check(bad is None, f"emergence_step: checkpoints must be sorted and distinct; {bad and bad[0]} is followed by {bad and bad[1]}")
+    check(
+        bad is None,
+        f"emergence_step: checkpoints must be sorted and distinct; {bad and bad[0]} is followed by {bad and bad[1]}",
+    )
     check(isinstance(coarse, int) and coarse >= 1, f"emergence_step: coarse must be an int >= 1, got {coarse!r}")
     steps, n = [int(s) for s in steps], len(steps)
     store, seen, n_eval = _PassCache(cache), {}, 0
@@ -374,13 +501,18 @@ def emergence_step(checkpoints: Sequence[int], passes_fn: Callable[[int], bool],
             r = store.get(steps[i])
             if r is None:
                 r = passes_fn(steps[i])
-                check(isinstance(r, (bool, np.bool_)), f"emergence_step: passes_fn({steps[i]}) returned {r!r}, not a bool")
-                r = bool(r); n_eval += 1; store.put(steps[i], r)
+                check(
+                    isinstance(r, (bool, np.bool_)), f"emergence_step: passes_fn({steps[i]}) returned {r!r}, not a bool"
+                )
+                r = bool(r)
+                n_eval += 1
+                store.put(steps[i], r)
             seen[i] = bool(r)
         return seen[i]
 
     def monotone() -> bool:
-        idx = sorted(seen); first = next((i for i in idx if seen[i]), None)
+        idx = sorted(seen)
+        first = next((i for i in idx if seen[i]), None)
         return first is None or all(seen[i] for i in idx if i > first)
 
     grid = sorted({math.ceil((k + 1) * n / coarse) - 1 for k in range(coarse)})      # ends at n - 1
@@ -388,7 +520,8 @@ def emergence_step(checkpoints: Sequence[int], passes_fn: Callable[[int], bool],
     first = next((g for g in grid if seen[g]), None)
     result, fallback = None, False
     if first is not None and monotone():
-        lo, hi = max((g for g in grid if g < first), default=-1), first              # lo fails (or is before 0), hi passes
+        # lo fails (or is before 0), hi passes
+        lo, hi = max((g for g in grid if g < first), default=-1), first
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if ev(mid): hi = mid
@@ -410,8 +543,15 @@ def suite_pass_fn(suite: Suite, size, seed: int, task: Task, threshold: float = 
         with torch.no_grad(): return passes(suite.model(size, seed, step), task, threshold)
     return fn
 
-def emergence_table(suite: Suite, runs: Sequence[tuple], tasks: dict[str, Task], threshold: float = 0.75, coarse: int = 4,
-                    cache_dir=None, steps: Sequence[int] | None = None):
+def emergence_table(
+    suite: Suite,
+    runs: Sequence[tuple],
+    tasks: dict[str, Task],
+    threshold: float = 0.75,
+    coarse: int = 4,
+    cache_dir=None,
+    steps: Sequence[int] | None = None,
+):
     "A DataFrame: one row per (size, seed, task) with the emergence step and the evaluations spent."
     import pandas as pd
     rows = []
@@ -432,7 +572,10 @@ def _pair_shape(pre, post) -> tuple[int, int]:
     return sa[0], sa[1]
 
 def _by_length(prompts, targets):
-    check(len(prompts) == len(targets) and len(prompts) > 0, f"need as many prompts as targets (>0), got {len(prompts)} and {len(targets)}")
+    check(
+        len(prompts) == len(targets) and len(prompts) > 0,
+        f"need as many prompts as targets (>0), got {len(prompts)} and {len(targets)}",
+    )
     check(all(len(t) >= 1 for t in targets), "empty target")
     groups = {}
     for p, t in zip(prompts, targets): groups.setdefault(len(p), []).append((list(p), t[0]))
@@ -457,15 +600,18 @@ def target_prob(model, prompts, targets) -> float:
 
 def _heads(heads, L, H):
     heads = [(l, h) for l in range(L) for h in range(H)] if heads is None else [tuple(map(int, hd)) for hd in heads]
-    for l, h in heads: check(0 <= l < L and 0 <= h < H, f"head ({l}, {h}) out of range (model has {L} layers x {H} heads)")
+    for l, h in heads:
+        check(0 <= l < L and 0 <= h < H, f"head ({l}, {h}) out of range (model has {L} layers x {H} heads)")
     return heads
 
 def patch_heads(pre, post, prompts, targets, heads=None, reverse: bool = False) -> dict[tuple[int, int], float]:
-    "Δp of the first target token per (layer, head) when `pre` runs with that head's pattern taken from `post` (reverse: the other way)."
+    """Δp of the first target token per (layer, head) when `pre` runs with that head's pattern taken from `post`
+    (reverse: the other way)."""
     L, H = _pair_shape(pre, post)
     heads = _heads(heads, L, H)
     src, dst = (pre, post) if reverse else (post, pre)
-    src.eval(); dst.eval()
+    src.eval()
+    dst.eval()
     total, N = {hd: 0.0 for hd in heads}, len(prompts)
     for x, t in _by_length(prompts, targets):
         pat, base = _patterns(src, x), _p_target(dst, x, t)
@@ -473,12 +619,16 @@ def patch_heads(pre, post, prompts, targets, heads=None, reverse: bool = False) 
     return {hd: v / N for hd, v in total.items()}
 
 def cumulative_recovery(pre, post, prompts, targets, ranking, ks=None, reverse: bool = False) -> dict[int, float]:
-    """For each K in `ks` (default 1, 2, 4, …, all): the fraction of p(post) − p(pre) recovered by patching the top-K heads
-    of `ranking` in `pre` with `post`'s patterns — or, `reverse`, lost by patching them in `post` with `pre`'s."""
+    """For each K in `ks` (default 1, 2, 4, …, all): the fraction of p(post) − p(pre) recovered by patching the top-K
+    heads of `ranking` in `pre` with `post`'s patterns — or, `reverse`, lost by patching them in `post` with `pre`'s."""
     L, H = _pair_shape(pre, post)
     ranking = _heads(ranking, L, H)
     check(len(ranking) > 0, "cumulative_recovery: empty ranking")
-    ks = sorted(set([2**i for i in range(int(math.log2(len(ranking))) + 1)] + [len(ranking)])) if ks is None else list(ks)
+    ks = (
+        sorted(set([2**i for i in range(int(math.log2(len(ranking))) + 1)] + [len(ranking)]))
+        if ks is None
+        else list(ks)
+    )
     check(all(1 <= k <= len(ranking) for k in ks), f"cumulative_recovery: ks must be in [1, {len(ranking)}], got {ks}")
     p_pre, p_post = target_prob(pre, prompts, targets), target_prob(post, prompts, targets)
     gap = p_post - p_pre
@@ -487,6 +637,10 @@ def cumulative_recovery(pre, post, prompts, targets, ranking, ks=None, reverse: 
     groups = [(x, t, _patterns(src, x)) for x, t in _by_length(prompts, targets)]
     out = {}
     for k in ks:
-        p = float(torch.cat([_p_target(dst, x, t, {(l, h): pat[l][:, h] for l, h in ranking[:k]}) for x, t, pat in groups]).mean())
+        p = float(
+            torch.cat(
+                [_p_target(dst, x, t, {(l, h): pat[l][:, h] for l, h in ranking[:k]}) for x, t, pat in groups]
+            ).mean()
+        )
         out[k] = (p - p_pre) / gap if not reverse else (p_post - p) / gap
     return out

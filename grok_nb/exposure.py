@@ -31,14 +31,20 @@ def _diff(good_words: list[str], bad_words: list[str]):
     n, m = len(good_words), len(bad_words)
     p = 0
     while p < min(n, m) and good_words[p] == bad_words[p]: p += 1
-    if n == m and p < n and good_words[p + 1:] == bad_words[p + 1:]:   # one word substituted (most pairs): what difflib returns
-        ops = [op for op in (("equal", 0, p, 0, p), ("replace", p, p + 1, p, p + 1), ("equal", p + 1, n, p + 1, n)) if op[2] > op[1]]
+    # one word substituted (most pairs): what difflib returns
+    if n == m and p < n and good_words[p + 1:] == bad_words[p + 1:]:
+        ops = [
+            op
+            for op in (("equal", 0, p, 0, p), ("replace", p, p + 1, p, p + 1), ("equal", p + 1, n, p + 1, n))
+            if op[2] > op[1]
+        ]
     else: ops = difflib.SequenceMatcher(None, good_words, bad_words, autojunk=False).get_opcodes()
     crit = set()
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal": continue
         if i2 > i1: crit.update(range(i1, i2))
-        else: crit.update(i for i in (i1 - 1, i1) if 0 <= i < len(good_words))  # words only in bad: their neighbours in good
+        # words only in bad: their neighbours in good
+        else: crit.update(i for i in (i1 - 1, i1) if 0 <= i < len(good_words))
     return ops, sorted(crit)
 
 # %% ../nbs/10_exposure.ipynb #23f3369c
@@ -46,17 +52,19 @@ DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 NUMBER_DETERMINERS = DEMONSTRATIVES | {"a", "an", "every", "each", "many", "several", "few", "both", "one", "another"}
 PRENOMINAL = DEMONSTRATIVES | {"the", "a", "an", "some", "many", "most", "all", "every", "each", "few", "several", "no",
                                "any", "both", "my", "your", "his", "her", "its", "our", "their", "of"}
-PREPOSITIONS = frozenset({"of", "about", "by", "from", "to", "with", "for", "in", "on", "at", "near", "behind", "like", "upon",
-                          "into", "over", "under", "around", "through", "toward", "towards", "without", "before", "after",
-                          "beside", "besides", "above", "below", "across", "among", "between", "inside", "outside", "along",
-                          "against", "onto", "within", "beneath", "beyond", "underneath", "during", "until"})
+PREPOSITIONS = frozenset({"of", "about", "by", "from", "to", "with", "for", "in", "on", "at", "near", "behind", "like",
+    "upon", "into", "over", "under", "around", "through", "toward", "towards", "without", "before", "after", "beside",
+    "besides", "above", "below", "across", "among", "between", "inside", "outside", "along", "against", "onto",
+    "within", "beneath", "beyond", "underneath", "during", "until"})
 RELATIVIZERS = frozenset({"who", "that", "which", "whom", "whose"})
 _AUX = {"is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "having", "do", "does", "did",
         "can", "could", "will", "would", "shall", "should", "may", "might", "must"}
 AUXILIARIES = frozenset(_AUX | {a + "n't" for a in _AUX} | {"won't", "can't", "cannot", "shan't", "ain't"})
-_PAUX = {"has", "have", "had", "having", "is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "gotten"}
+_PAUX = {"has", "have", "had", "having", "is", "are", "was", "were", "be", "been", "being", "get", "gets", "got",
+    "gotten"}
 PARTICIPLE_AUXILIARIES = frozenset(_PAUX | {a + "n't" for a in _PAUX})
-QUANTIFIERS = frozenset({"a", "an", "no", "some", "many", "most", "all", "every", "each", "few", "several", "the", "any", "both"})
+QUANTIFIERS = frozenset({"a", "an", "no", "some", "many", "most", "all", "every", "each", "few", "several", "the",
+    "any", "both"})
 MULTIWORD_ADJECTIVES = (("out", "in", "the", "open"),)   # BLiMP's one multi-word adjective
 
 def _alnum(w: str) -> bool: return w[:1].isalnum() or w[:1] == "_"
@@ -69,9 +77,14 @@ def _np_head(words: list[str], start: int, ing_verbs: bool = False) -> int | Non
     lw, k, n, take = [w.lower() for w in words], start, len(words), start
     while k < n:
         mw = next((m for m in MULTIWORD_ADJECTIVES if tuple(lw[k:k + len(m)]) == m), None)
-        if mw: k += len(mw); take = k; continue
+        if mw:
+            k += len(mw)
+            take = k
+            continue
         ing = ing_verbs and lw[k].endswith("ing") and not (k + 1 < n and lw[k + 1].endswith("ing"))
-        if not _alnum(words[k]) or (k > take and (lw[k] in PREPOSITIONS or lw[k] in RELATIVIZERS or lw[k] in AUXILIARIES or ing)):
+        if not _alnum(words[k]) or (
+            k > take and (lw[k] in PREPOSITIONS or lw[k] in RELATIVIZERS or lw[k] in AUXILIARIES or ing)
+        ):
             break
         k += 1
     return k - 1 if k - 1 >= start else None
@@ -83,7 +96,8 @@ def _rule_det_noun(w, crit, uid, hints):
     if dets:                                           # the determiner differs -> the noun it agrees with
         noun = _np_head(w, dets[-1] + 1)
         return ([noun], "det_noun:noun") if noun is not None else None
-    c = min(crit)                                      # the noun differs -> the nearest number-marked determiner before it
+    # the noun differs -> the nearest number-marked determiner before it
+    c = min(crit)
     for i in range(c - 1, max(-1, c - 7), -1):
         if lw[i] in NUMBER_DETERMINERS: return [i], "det_noun:determiner"
         if not _alnum(w[i]): break
@@ -95,7 +109,8 @@ def _rule_subject_verb(w, crit, uid, hints):
         marks = PREPOSITIONS if "relational_noun" in uid else RELATIVIZERS
         first = 3 if lw[:3] == ["a", "lot", "of"] else 1
         p = next((i for i in range(first, n) if lw[i] in marks), None)
-        if p is None or c <= p: return None            # no attractor, or the head noun itself differs (verb not located)
+        # no attractor, or the head noun itself differs (verb not located)
+        if p is None or c <= p: return None
         return [p - 1], "subject_verb:head_before_" + ("preposition" if "relational_noun" in uid else "relativizer")
     two = hints.get("two_prefix_word")
     noun_differs = (c == 0 or lw[c - 1] in PRENOMINAL                                     # The students perform
@@ -136,7 +151,11 @@ def _rule_participle(w, crit, uid, hints):
 # (phenomenon, test on the UID, rule): the first match wins. These five are the study phenomena.
 PHENOMENA = (
     ("determiner_noun_agreement", lambda u: u.startswith("determiner_noun_agreement"), _rule_det_noun),
-    ("subject_verb_agreement", lambda u: u.startswith("distractor_agreement") or "subject_verb_agreement" in u, _rule_subject_verb),
+    (
+        "subject_verb_agreement",
+        lambda u: u.startswith("distractor_agreement") or "subject_verb_agreement" in u,
+        _rule_subject_verb,
+    ),
     ("anaphor_number_agreement", lambda u: u.startswith("anaphor_number_agreement"), _rule_anaphor),
     ("existential_there", lambda u: u.startswith("existential_there"), _rule_there),
     ("irregular_past_participle", lambda u: u.startswith("irregular_past_participle"), _rule_participle),
@@ -183,7 +202,10 @@ def critical_phrase(good: str, bad: str, uid: str | None = None, two_prefix_word
     the context word(s) the UID's rule finds. `two_prefix_word` (BLiMP's field, optional) is the word both
     sentences share right after a differing prefix; the subject-verb rule uses it to tell a differing noun
     from a differing verb. Raises `NoContrast` when the sentences have the same words."""
-    check(isinstance(good, str) and isinstance(bad, str), f"critical_phrase: sentences must be str, got {type(good).__name__} / {type(bad).__name__}")
+    check(
+        isinstance(good, str) and isinstance(bad, str),
+        f"critical_phrase: sentences must be str, got {type(good).__name__} / {type(bad).__name__}",
+    )
     g, b = split_words(good), split_words(bad)
     gw, bw = [x[0] for x in g], [x[0] for x in b]
     check(len(gw) > 0, f"critical_phrase: empty good sentence {good!r} (uid {uid})")
@@ -196,8 +218,11 @@ def critical_phrase(good: str, bad: str, uid: str | None = None, two_prefix_word
     else: ctx, rule, status = [], "diff", "no_context"
     s, e = min(crit + ctx), max(crit + ctx) + 1
     bs, be = _map_to_bad(ops, s, e)
-    if be > bs: bad_cs = (b[bs][1], b[be - 1][2])
-    else: pos = b[bs][1] if bs < len(b) else len(bad); bad_cs = (pos, pos)
+    if be > bs:
+        bad_cs = (b[bs][1], b[be - 1][2])
+    else:
+        pos = b[bs][1] if bs < len(b) else len(bad)
+        bad_cs = (pos, pos)
     return CriticalPhrase(phrase=good[g[s][1]:g[e - 1][2]], span=(s, e), char_span=(g[s][1], g[e - 1][2]),
                           critical_idx=tuple(crit), context_idx=tuple(ctx), rule=rule, status=status,
                           bad_phrase=bad[bad_cs[0]:bad_cs[1]], bad_char_span=bad_cs, words=tuple(gw),
@@ -211,7 +236,8 @@ PHRASE_COLUMNS = ["UID", "pairID", "phenomenon", "phrase", "span", "char_span", 
 _CP_FIELDS = [f for f in CriticalPhrase.__dataclass_fields__ if f != "words"]
 
 def critical_phrases(pairs) -> pd.DataFrame:
-    "Critical phrase of every pair (DataFrame or iterable of dicts), one row each; `status` 'skipped' rows have no phrase."
+    """Critical phrase of every pair (DataFrame or iterable of dicts), one row each; `status` 'skipped' rows have no
+    phrase."""
     records = pairs.to_dict("records") if isinstance(pairs, pd.DataFrame) else list(pairs)
     rows = []
     for k, r in enumerate(records):
@@ -252,14 +278,20 @@ def _automaton(keys: Sequence[str]) -> ahocorasick.Automaton:
 def _scan(A, items: Iterable, n_keys: int, lower: bool):
     "Scan (step, text) items: per key the first step (or _NEVER) and the count; plus (texts, chars, max step)."
     first, count = [_NEVER] * n_keys, [0] * n_keys
-    n_texts = n_chars = 0; max_step = -1
+    n_texts = n_chars = 0
+    max_step = -1
     for item in items:
         # checks written out so that no error message is formatted on the fast path
-        if not (isinstance(item, (tuple, list)) and len(item) == 2): raise GrokError(f"exposure: items must be (step, text) pairs, got {item!r:.80}")
+        if not (isinstance(item, (tuple, list)) and len(item) == 2):
+            raise GrokError(f"exposure: items must be (step, text) pairs, got {item!r:.80}")
         step, text = item
-        if not (isinstance(step, (int, np.integer)) and step >= 0): raise GrokError(f"exposure: step must be a non-negative int, got {step!r}")
-        if not isinstance(text, str): raise GrokError(f"exposure: text at step {step} is {type(text).__name__}, not str")
-        step = int(step); n_texts += 1; n_chars += len(text)
+        if not (isinstance(step, (int, np.integer)) and step >= 0):
+            raise GrokError(f"exposure: step must be a non-negative int, got {step!r}")
+        if not isinstance(text, str):
+            raise GrokError(f"exposure: text at step {step} is {type(text).__name__}, not str")
+        step = int(step)
+        n_texts += 1
+        n_chars += len(text)
         if step > max_step: max_step = step
         if lower: text = text.lower()
         last = len(text) - 1
@@ -282,7 +314,9 @@ def _chunks(items: Iterable, size: int) -> Iterator[list]:
     buf = []
     for it in items:
         buf.append(it)
-        if len(buf) >= size: yield buf; buf = []
+        if len(buf) >= size:
+            yield buf
+            buf = []
     if buf: yield buf
 
 def _mp_context():
@@ -293,7 +327,10 @@ def _parallel_scan(A, n_keys, lower, n_jobs, items=None, make_items=None, chunk_
     ctx = _mp_context()
     results = ctx.Queue()
     tasks = ctx.Queue(maxsize=4 * n_jobs) if make_items is None else None
-    procs = [ctx.Process(target=_worker, args=(A, n_keys, lower, make_items or tasks, results, w), daemon=True) for w in range(n_jobs)]
+    procs = [
+        ctx.Process(target=_worker, args=(A, n_keys, lower, make_items or tasks, results, w), daemon=True)
+        for w in range(n_jobs)
+    ]
     for p in procs: p.start()
     out = []
     def collect(block):
@@ -301,7 +338,8 @@ def _parallel_scan(A, n_keys, lower, n_jobs, items=None, make_items=None, chunk_
         try: wid, res, err = results.get(timeout=1.0) if block else results.get_nowait()
         except queue.Empty: return None
         check(err is None, f"exposure: worker {wid} failed: {err}")
-        out.append(res); return res
+        out.append(res)
+        return res
     def alive_or_fail():
         dead = [p for p in procs if p.exitcode not in (None, 0)]
         check(not dead, f"exposure: worker process exited with code {dead[0].exitcode if dead else None}")
@@ -312,8 +350,11 @@ def _parallel_scan(A, n_keys, lower, n_jobs, items=None, make_items=None, chunk_
         if tasks is not None:
             for chunk in _chunks(items, chunk_size):
                 while True:
-                    try: tasks.put(chunk, timeout=1.0); break
-                    except queue.Full: alive_or_fail()
+                    try:
+                        tasks.put(chunk, timeout=1.0)
+                        break
+                    except queue.Full:
+                        alive_or_fail()
             for _ in procs: tasks.put(None)
         while len(out) < n_jobs:
             if collect(True) is None: alive_or_fail()
@@ -328,13 +369,20 @@ def _parallel_scan(A, n_keys, lower, n_jobs, items=None, make_items=None, chunk_
 
 def _exposure(phrases, case_sensitive, n_jobs, items=None, make_items=None) -> pd.DataFrame:
     phrases = list(phrases)
-    for p in phrases: check(isinstance(p, str) and len(p) > 0, f"exposure_table: phrases must be non-empty strings, got {p!r}")
+    for p in phrases:
+        check(isinstance(p, str) and len(p) > 0, f"exposure_table: phrases must be non-empty strings, got {p!r}")
     check(isinstance(n_jobs, int) and n_jobs >= 1, f"exposure_table: n_jobs must be an int >= 1, got {n_jobs!r}")
     distinct = list(dict.fromkeys(phrases))
     keys = list(dict.fromkeys(p if case_sensitive else p.lower() for p in distinct))
     index = {k: i for i, k in enumerate(keys)}
     if not keys:
-        return pd.DataFrame({"phrase": pd.Series([], dtype=object), "first_step": pd.Series([], dtype="Int64"), "count": pd.Series([], dtype=np.int64)})
+        return pd.DataFrame(
+            {
+                "phrase": pd.Series([], dtype=object),
+                "first_step": pd.Series([], dtype="Int64"),
+                "count": pd.Series([], dtype=np.int64),
+            }
+        )
     A = _automaton(keys)
     if n_jobs == 1:
         if make_items is not None: items = make_items(0)
@@ -351,26 +399,38 @@ def _exposure(phrases, case_sensitive, n_jobs, items=None, make_items=None) -> p
 def exposure_table(phrases: Iterable[str], steps_and_texts: Iterable[tuple[int, str]], case_sensitive: bool = True,
                    n_jobs: int = 1) -> pd.DataFrame:
     """One row per distinct phrase: `phrase`, `first_step` (pd.NA if never seen) and `count` of word-boundary
-    matches over the `(step, text)` items, scanned in one Aho-Corasick pass; `n_jobs` worker processes shard the items."""
+    matches over the `(step, text)` items, scanned in one Aho-Corasick pass; `n_jobs` worker processes shard the
+    items."""
     return _exposure(phrases, case_sensitive, n_jobs, items=iter(steps_and_texts))
 
 # %% ../nbs/10_exposure.ipynb #17177de5
 def stream_texts(stream, steps) -> Iterator[tuple[int, str]]:
-    "`(step, text)` for every packed sequence of the batches at `steps` (an int n means steps 0..n-1), via `stream.decode_batch`."
+    """`(step, text)` for every packed sequence of the batches at `steps` (an int n means steps 0..n-1), via
+    `stream.decode_batch`."""
     check(hasattr(stream, "decode_batch"), f"stream_texts: {type(stream).__name__} has no decode_batch(step)")
     for step in (range(steps) if isinstance(steps, (int, np.integer)) else steps):
         texts = stream.decode_batch(int(step))
-        check(isinstance(texts, (list, tuple)), f"stream_texts: decode_batch({step}) returned {type(texts).__name__}, not a list of str")
+        check(
+            isinstance(texts, (list, tuple)),
+            f"stream_texts: decode_batch({step}) returned {type(texts).__name__}, not a list of str",
+        )
         for t in texts: yield int(step), t
 
-def exposure_from_stream(phrases: Iterable[str], stream, window_step: int, case_sensitive: bool = True, n_jobs: int = 1) -> pd.DataFrame:
+def exposure_from_stream(
+    phrases: Iterable[str], stream, window_step: int, case_sensitive: bool = True, n_jobs: int = 1
+) -> pd.DataFrame:
     "Exposure of `phrases` in the batches of steps 0..window_step-1 of `stream` (see `exposure_table`)."
-    check(isinstance(window_step, (int, np.integer)) and window_step >= 1, f"exposure_from_stream: window_step must be an int >= 1, got {window_step!r}")
+    check(
+        isinstance(window_step, (int, np.integer)) and window_step >= 1,
+        f"exposure_from_stream: window_step must be an int >= 1, got {window_step!r}",
+    )
     window_step = int(window_step)
     if n_jobs == 1: df = _exposure(phrases, case_sensitive, 1, items=stream_texts(stream, window_step))
     else:
         bounds = np.linspace(0, window_step, n_jobs + 1).round().astype(int)
-        df = _exposure(phrases, case_sensitive, n_jobs, make_items=lambda w: stream_texts(stream, range(bounds[w], bounds[w + 1])))
+        df = _exposure(
+            phrases, case_sensitive, n_jobs, make_items=lambda w: stream_texts(stream, range(bounds[w], bounds[w + 1]))
+        )
     df.attrs["window_step"] = window_step
     return df
 
@@ -379,16 +439,26 @@ def proxy_split(pairs_df: pd.DataFrame, exposure_df: pd.DataFrame, window_step: 
     "Boolean mask over `pairs_df` rows: True where the pair's phrase has `first_step < window_step` in `exposure_df`."
     check(isinstance(window_step, (int, np.integer)) and window_step >= 1,
           f"proxy_split: empty training window (window_step={window_step!r}); it must be an int >= 1")
-    for col, df, name in (("phrase", pairs_df, "pairs_df"), ("phrase", exposure_df, "exposure_df"), ("first_step", exposure_df, "exposure_df")):
+    for col, df, name in (
+        ("phrase", pairs_df, "pairs_df"),
+        ("phrase", exposure_df, "exposure_df"),
+        ("first_step", exposure_df, "exposure_df"),
+    ):
         check(col in df.columns, f"proxy_split: {name} has no column {col!r}")
     scanned = exposure_df.attrs.get("window_step")
     if scanned is None and exposure_df.attrs.get("last_step") is not None: scanned = exposure_df.attrs["last_step"] + 1
     check(scanned is None or window_step <= scanned,
           f"proxy_split: window_step={window_step} reaches past the scanned stream (steps < {scanned})")
     missing_phrase = pairs_df.phrase.isna()
-    check(not missing_phrase.any(), f"proxy_split: {int(missing_phrase.sum())} pairs have no critical phrase (skipped); drop them first")
+    check(
+        not missing_phrase.any(),
+        f"proxy_split: {int(missing_phrase.sum())} pairs have no critical phrase (skipped); drop them first",
+    )
     first = dict(zip(exposure_df.phrase, exposure_df.first_step))
     unknown = [p for p in pairs_df.phrase if p not in first]
-    check(not unknown, f"proxy_split: {len(unknown)} phrases are not in exposure_df, e.g. {unknown[0]!r}" if unknown else "")
+    check(
+        not unknown,
+        f"proxy_split: {len(unknown)} phrases are not in exposure_df, e.g. {unknown[0]!r}" if unknown else "",
+    )
     return pd.Series([bool(pd.notna(first[p]) and first[p] < window_step) for p in pairs_df.phrase],
                      index=pairs_df.index, name="exposed", dtype=bool)

@@ -170,7 +170,8 @@ class Verb:
     reflexive: bool          # may take a reflexive object
     complement: bool         # may take a that-clause
     @property
-    def irregular(self) -> bool: return self.past != regular_past(self.base) and self.past != regular_past(self.base, True)
+    def irregular(self) -> bool:
+        return self.past != regular_past(self.base) and self.past != regular_past(self.base, True)
     @property
     def past_differs(self) -> bool: return self.past != self.pp
     @property
@@ -192,7 +193,9 @@ def _parse_nouns(text: str) -> tuple[list[Noun], int]:
             if sg in seen: continue
             seen.add(sg)
             c = cls
-            if cls == "core": c = _CORE_CLASSES.get(sg, "t"); n_core += 1
+            if cls == "core":
+                c = _CORE_CLASSES.get(sg, "t")
+                n_core += 1
             nouns.append(Noun(sg, pl or plural(sg), c, rel))
     return nouns, n_core
 
@@ -250,7 +253,8 @@ class Lexicon:
     def __repr__(self):
         return (f"Lexicon({len(self.nouns)} nouns ({sum(n.made_up for n in self.nouns)} made up, "
                 f"{sum(n.pl != plural(n.sg) for n in self.nouns)} irregular plurals), {len(self.verbs)} verbs "
-                f"({sum(v.irregular for v in self.verbs)} irregular), {len(self.adjectives)} adjectives, {len(self.names)} names)")
+                f"({sum(v.irregular for v in self.verbs)} irregular), {len(self.adjectives)} adjectives, "
+                f"{len(self.names)} names)")
 
 N_HAND_NOUNS = len(_parse_nouns(NOUNS_TEXT)[0])
 
@@ -260,8 +264,17 @@ def make_lexicon(n_nouns: int | None = None) -> Lexicon:
     nouns, n_core = _parse_nouns(NOUNS_TEXT)
     n_nouns = len(nouns) if n_nouns is None else n_nouns
     check(isinstance(n_nouns, (int, np.integer)) and n_nouns >= 60, f"n_nouns must be an int >= 60, got {n_nouns!r}")
-    verbs, adjs, names = _parse_verbs(VERBS_TEXT), tuple(dict.fromkeys(ADJECTIVES_TEXT.split())), _parse_names(NAMES_TEXT)
-    taken = {n.sg for n in nouns} | {n.pl for n in nouns} | set(adjs) | {f for v in verbs for f in (v.base, v.s3, v.past, v.pp, v.ing)}
+    verbs, adjs, names = (
+        _parse_verbs(VERBS_TEXT),
+        tuple(dict.fromkeys(ADJECTIVES_TEXT.split())),
+        _parse_names(NAMES_TEXT),
+    )
+    taken = (
+        {n.sg for n in nouns}
+        | {n.pl for n in nouns}
+        | set(adjs)
+        | {f for v in verbs for f in (v.base, v.s3, v.past, v.pp, v.ing)}
+    )
     taken |= set(FUNCTION_WORDS)
     rest = nouns[n_core:] + _made_up_nouns(max(0, n_nouns - len(nouns)), taken)
     random.Random("grok_nb.grammar.ranks").shuffle(rest)
@@ -276,20 +289,38 @@ _SUBJ_DETS = {"sg": (("the", 50), ("a", 25), ("this", 5), ("that", 5), ("every",
 _OBJ_DETS = {"sg": (("the", 45), ("a", 30), ("this", 6), ("that", 6), ("every", 3), ("each", 2), ("one", 2), ("no", 1)),
              "pl": (("the", 35), ("some", 12), ("these", 6), ("those", 6), ("many", 6), ("few", 3), ("all", 3),
                     ("several", 4), ("two", 3), ("three", 2), ("no", 2), (None, 14))}
-_WEAK = {"sg": (("a", 8), ("no", 1)), "pl": (("some", 3), ("many", 3), ("few", 1), ("several", 2), ("no", 1), ("two", 1))}
+_WEAK = {
+    "sg": (("a", 8), ("no", 1)),
+    "pl": (("some", 3), ("many", 3), ("few", 1), ("several", 2), ("no", 1), ("two", 1)),
+}
 _AGREE = {"be_pres": ("is", "are"), "be_past": ("was", "were"), "have": ("has", "have"), "do": ("does", "do"),
           "be_pres_neg": ("isn't", "aren't"), "be_past_neg": ("wasn't", "weren't"), "have_neg": ("hasn't", "haven't"),
           "do_neg": ("doesn't", "don't")}
 _MODALS = ("will", "can", "should", "might", "must", "would", "could")
 _NEG_MODALS = ("won't", "can't", "shouldn't", "wouldn't", "couldn't")
 _ATTRACTOR_PREPS = ("near", "behind", "beside", "under", "above", "with")
-_ADJUNCT_PREPS = ("in", "at", "near", "behind", "under", "beside", "with", "across", "around", "through", "into", "from")
+_ADJUNCT_PREPS = (
+    "in",
+    "at",
+    "near",
+    "behind",
+    "under",
+    "beside",
+    "with",
+    "across",
+    "around",
+    "through",
+    "into",
+    "from",
+)
 _LOC_PREPS = ("in", "at", "near", "behind", "under", "beside")
-_MANNER = ("quickly", "slowly", "carefully", "quietly", "happily", "suddenly", "again", "loudly", "gently", "easily", "here")
+_MANNER = ("quickly", "slowly", "carefully", "quietly", "happily", "suddenly", "again", "loudly", "gently", "easily",
+    "here")
 _TIME = {"past": ("yesterday", "last week", "last night", "earlier", "once"),
          "pres": ("every day", "every morning", "on weekends", "today"),
          "fut": ("tomorrow", "soon", "later", "next week")}
-_FRONT = ("meanwhile", "then", "unfortunately", "luckily", "however", "finally", "sometimes", "in the morning", "at night")
+_FRONT = ("meanwhile", "then", "unfortunately", "luckily", "however", "finally", "sometimes", "in the morning",
+    "at night")
 _SUBORD = ("when", "after", "before", "if", "although", "because", "while")
 _PRONOUNS = (("he", "him", "sg", "m"), ("she", "her", "sg", "f"), ("it", "it", "sg", "a"), ("they", "them", "pl", None))
 
@@ -307,10 +338,16 @@ class ZipfSampler:
     def __init__(self, items: Sequence, s: float = 1.0, weights: Sequence[float] | None = None):
         check(len(items) > 0, "ZipfSampler needs at least one item")
         self.items = list(items)
-        w = np.asarray(weights if weights is not None else (np.arange(1, len(items) + 1, dtype=float) ** -float(s)), float)
+        w = np.asarray(
+            weights if weights is not None else (np.arange(1, len(items) + 1, dtype=float) ** -float(s)), float
+        )
         check(len(w) == len(self.items) and bool((w > 0).all()), "weights must be positive, one per item")
-        cum = np.cumsum(w); self.total = float(cum[-1]); self._p = w / self.total
-        self.cum = cum.tolist(); self.cum[-1] = math.inf    # so that rounding can never step past the last item
+        cum = np.cumsum(w)
+        self.total = float(cum[-1])
+        self._p = w / self.total
+        self.cum = cum.tolist()
+        self.cum[-1] = math.inf  # so that rounding can never step past the last item
+
     def __call__(self, rng: random.Random):
         return self.items[bisect.bisect_right(self.cum, rng.random() * self.total)]
     def probs(self) -> np.ndarray: return self._p.copy()
@@ -336,7 +373,11 @@ def _table(pairs) -> ZipfSampler:
 
 _TENSES = _table((("pres", 22), ("past", 26), ("perf", 8), ("pluperf", 3), ("prog", 8), ("pastprog", 5), ("modal", 10),
                   ("neg_pres", 5), ("neg_past", 5), ("neg_perf", 3), ("emph", 2), ("neg_modal", 3)))
-_DET_TABLES = {(role, num): _table(t[num]) for role, t in (("subj", _SUBJ_DETS), ("obj", _OBJ_DETS), ("weak", _WEAK)) for num in ("sg", "pl")}
+_DET_TABLES = {
+    (role, num): _table(t[num])
+    for role, t in (("subj", _SUBJ_DETS), ("obj", _OBJ_DETS), ("weak", _WEAK))
+    for num in ("sg", "pl")
+}
 _PHENOMENON_TAGS = ("demonstrative", "attractor", "reflexive", "there", "irregular_past", "participle")
 
 class Grammar:
@@ -393,7 +434,8 @@ class Grammar:
             return self._np(None, [], name, "sg"), "sg", _reflexive(gender, "sg", rng)
         if cast and r < .40:
             member = rng.choice(cast)
-            if isinstance(member, tuple): return self._np(None, [], member[0], "sg"), "sg", _reflexive(member[1], "sg", rng)
+            if isinstance(member, tuple):
+                return self._np(None, [], member[0], "sg"), "sg", _reflexive(member[1], "sg", rng)
             if member.animate or not anim:
                 num = "sg" if member.invariant or rng.random() < .6 else "pl"
                 return self._np("the", [], member.form(num), num), num, _reflexive(member.cls, num, rng)
@@ -404,15 +446,21 @@ class Grammar:
             if r < .12:
                 if noun.rel and rng.random() < .6: prep = "about" if noun.rel == "about" and rng.random() < .5 else "of"
                 else: prep = rng.choice(_ATTRACTOR_PREPS)
-                np_["pp"] = (prep, self.simple_np(rng, tags)[0]); tags.add("attractor")
+                np_["pp"] = (prep, self.simple_np(rng, tags)[0])
+                tags.add("attractor")
             elif r < .19:
-                np_["rel"] = self.relative(rng, tags, num, noun.animate); tags.update(("attractor", "relative"))
+                np_["rel"] = self.relative(rng, tags, num, noun.animate)
+                tags.update(("attractor", "relative"))
         return np_, num, _reflexive(noun.cls, num, rng)
 
     def object_np(self, rng, tags, cast=None, anim=False):
         r = rng.random()
-        if r < .12: name, _ = self.name(rng); return self._np(None, [], name, "sg")
-        if r < .17: _, him, num, _ = rng.choice(_PRONOUNS); return self._np(None, [], him, num)
+        if r < 0.12:
+            name, _ = self.name(rng)
+            return self._np(None, [], name, "sg")
+        if r < 0.17:
+            _, him, num, _ = rng.choice(_PRONOUNS)
+            return self._np(None, [], him, num)
         if cast and r < .27:
             member = rng.choice(cast)
             if isinstance(member, tuple): return self._np(None, [], member[0], "sg")
@@ -446,9 +494,23 @@ class Grammar:
     def _adjuncts(self, rng, tags, tense, p_pp=.25, p_adv=.12):
         x = []
         if rng.random() < p_pp:
-            x.append(("pp", rng.choice(_ADJUNCT_PREPS), self.simple_np(rng, tags, anim=False, noun=self.noun_place(rng) if rng.random() < .6 else None)[0]))
+            x.append(
+                (
+                    "pp",
+                    rng.choice(_ADJUNCT_PREPS),
+                    self.simple_np(rng, tags, anim=False, noun=self.noun_place(rng) if rng.random() < 0.6 else None)[0],
+                )
+            )
         if rng.random() < p_adv:
-            t = "past" if tense in ("past", "pluperf", "pastprog", "neg_past") else "fut" if "modal" in tense else "pres" if tense in ("pres", "emph", "neg_pres", "prog") else None
+            t = (
+                "past"
+                if tense in ("past", "pluperf", "pastprog", "neg_past")
+                else "fut"
+                if "modal" in tense
+                else "pres"
+                if tense in ("pres", "emph", "neg_pres", "prog")
+                else None
+            )
             pool = _MANNER + (_TIME[t] if t else ())
             x.append(("w", tuple(rng.choice(pool).split())))
         return x
@@ -468,7 +530,11 @@ class Grammar:
 
     def clause(self, rng, tags, depth=0, cast=None, kind=None, question=False):
         "One finite clause of a randomly chosen type."
-        r = rng.random() if kind is None else {"act": 0, "cop": .63, "pass": .73, "there": .8, "refl": .87, "comp": .92}[kind]
+        r = (
+            rng.random()
+            if kind is None
+            else {"act": 0, "cop": 0.63, "pass": 0.73, "there": 0.8, "refl": 0.87, "comp": 0.92}[kind]
+        )
         tense = _TENSES(rng)
         c = {"k": "decl", "lead": [], "s": None, "v": None, "o": None, "p": None, "c": None, "x": []}
         if r < .62:                                   # action verb, transitive or intransitive
@@ -528,7 +594,8 @@ class Grammar:
     def question(self, rng, tags, cast=None):
         "A yes/no question: subject-auxiliary inversion, with do-support for simple tenses."
         c = self.clause(rng, tags, 1, cast, kind=rng.choice(("act", "act", "cop")), question=True)
-        c["k"] = "q"; tags.add("question")
+        c["k"] = "q"
+        tags.add("question")
         return c
 
     def sentence(self, rng, cast=None):
@@ -537,11 +604,21 @@ class Grammar:
         if r < .58: items = [self.clause(rng, tags, cast=cast)]
         elif r < .70:
             conj = rng.choice(("and", "and", "but", "so"))
-            items = [self.clause(rng, tags, cast=cast)] + ([","] if conj != "and" else []) + [conj, self.clause(rng, tags, 1, cast)]
+            items = (
+                [self.clause(rng, tags, cast=cast)]
+                + ([","] if conj != "and" else [])
+                + [conj, self.clause(rng, tags, 1, cast)]
+            )
             tags.add("coordination")
-        elif r < .78: items = [self.clause(rng, tags, cast=cast), rng.choice(_SUBORD), self.clause(rng, tags, 1, cast)]; tags.add("subordinate")
-        elif r < .86: items = [rng.choice(_SUBORD), self.clause(rng, tags, 1, cast), ",", self.clause(rng, tags, cast=cast)]; tags.add("subordinate")
-        elif r < .93: items = rng.choice(_FRONT).split() + [",", self.clause(rng, tags, cast=cast)]; tags.add("fronted")
+        elif r < 0.78:
+            items = [self.clause(rng, tags, cast=cast), rng.choice(_SUBORD), self.clause(rng, tags, 1, cast)]
+            tags.add("subordinate")
+        elif r < 0.86:
+            items = [rng.choice(_SUBORD), self.clause(rng, tags, 1, cast), ",", self.clause(rng, tags, cast=cast)]
+            tags.add("subordinate")
+        elif r < 0.93:
+            items = rng.choice(_FRONT).split() + [",", self.clause(rng, tags, cast=cast)]
+            tags.add("fronted")
         else: return [self.question(rng, tags, cast)], "?", tags
         return items, ".", tags
 
@@ -551,7 +628,8 @@ class Grammar:
 
     # ---- rendering ----
     def render(self, items, end=".", lang="en") -> list[str]:
-        "Words and punctuation of a sentence, first word capitalized; `lang` 'en' (SVO) or 'other' (verb-final, English words)."
+        """Words and punctuation of a sentence, first word capitalized; `lang` 'en' (SVO) or 'other' (verb-final,
+        English words)."""
         out = []
         f = self._clause_en if lang == "en" else self._clause_other
         for it in items:
@@ -563,20 +641,32 @@ class Grammar:
 
     def _np_en(self, np_, out):
         if np_["d"]: out.append(np_["d"])
-        out += np_["a"]; out.append(np_["h"])
-        if np_["pp"]: out.append(np_["pp"][0]); self._np_en(np_["pp"][1], out)
+        out += np_["a"]
+        out.append(np_["h"])
+        if np_["pp"]:
+            out.append(np_["pp"][0])
+            self._np_en(np_["pp"][1], out)
         if np_["rel"]: self._clause_en(np_["rel"], out)
 
     def _np_other(self, np_, out):
         if np_["d"]: out.append(np_["d"])
-        out += np_["a"]; out.append(np_["h"])
-        if np_["pp"]: self._np_other(np_["pp"][1], out); out.append(np_["pp"][0])   # postposition
+        out += np_["a"]
+        out.append(np_["h"])
+        if np_["pp"]:
+            self._np_other(np_["pp"][1], out)
+            out.append(np_["pp"][0])  # postposition
         if np_["rel"]: self._clause_other(np_["rel"], out)
 
     def _clause_en(self, c, out):
-        out += c["lead"]; v = c["v"]; k = c["k"]
-        if k == "q": out.append(v[0]); v = v[1:]
-        if k == "there": out += v; self._np_en(c["s"], out)
+        out += c["lead"]
+        v = c["v"]
+        k = c["k"]
+        if k == "q":
+            out.append(v[0])
+            v = v[1:]
+        if k == "there":
+            out += v
+            self._np_en(c["s"], out)
         else:
             if c["s"]: self._np_en(c["s"], out)
             out += v
@@ -585,7 +675,9 @@ class Grammar:
         if p: (self._clause_en(p, out) if isinstance(p, dict) else out.extend(p))
         if c["c"]: self._clause_en(c["c"], out)
         for a in c["x"]:
-            if a[0] == "pp": out.append(a[1]); self._np_en(a[2], out)
+            if a[0] == "pp":
+                out.append(a[1])
+                self._np_en(a[2], out)
             else: out += a[1]
 
     def _clause_other(self, c, out):
@@ -596,7 +688,9 @@ class Grammar:
         if p: (self._clause_other(p, out) if isinstance(p, dict) else out.extend(p))
         if c["c"]: self._clause_other(c["c"], out)
         for a in c["x"]:
-            if a[0] == "pp": self._np_other(a[2], out); out.append(a[1])
+            if a[0] == "pp":
+                self._np_other(a[2], out)
+                out.append(a[1])
             else: out += a[1]
         out += c["v"][::-1]                            # verb last, auxiliaries after it
 
@@ -623,7 +717,8 @@ class _Banned:
         self.by_first: dict[str, set] = {}
         for ng in ngrams: self.add(ng)
     def add(self, ng):
-        ng = tuple(w.lower() for w in ng); self.by_first.setdefault(ng[0], set()).add(ng)
+        ng = tuple(w.lower() for w in ng)
+        self.by_first.setdefault(ng[0], set()).add(ng)
     def hit(self, words: Sequence[str], allow: Iterable[tuple] = frozenset()) -> bool:
         "Whether `words` contain a banned n-gram other than those in `allow`."
         low = [w.lower() for w in words]
@@ -634,13 +729,23 @@ class _Banned:
     def __len__(self): return sum(map(len, self.by_first.values()))
 
 def _check_count(name, n):
-    check(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0, f"{name} must be a positive int, got {n!r}")
+    check(
+        isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n > 0,
+        f"{name} must be a positive int, got {n!r}",
+    )
 
 def _generate_docs(g: Grammar, n_docs: int, rng: random.Random, banned: _Banned | None = None,
                    sentences_per_doc=(3, 12), lang: str | None = None):
     "Lists of sentences (token lists) per document, their tag sets, and (with `lang='other'`) the second rendering."
-    ok = isinstance(sentences_per_doc, (tuple, list)) and len(sentences_per_doc) == 2 and all(isinstance(x, int) for x in sentences_per_doc)
-    check(ok and 1 <= sentences_per_doc[0] <= sentences_per_doc[1], f"sentences_per_doc must be (min, max) with 1 <= min <= max, got {sentences_per_doc!r}")
+    ok = (
+        isinstance(sentences_per_doc, (tuple, list))
+        and len(sentences_per_doc) == 2
+        and all(isinstance(x, int) for x in sentences_per_doc)
+    )
+    check(
+        ok and 1 <= sentences_per_doc[0] <= sentences_per_doc[1],
+        f"sentences_per_doc must be (min, max) with 1 <= min <= max, got {sentences_per_doc!r}",
+    )
     docs, tags, other, n_rejected = [], [], [], 0
     for _ in range(n_docs):
         cast, sents, dtags, dother = g.cast(rng), [], [], []
@@ -651,9 +756,12 @@ def _generate_docs(g: Grammar, n_docs: int, rng: random.Random, banned: _Banned 
                 if banned is None or not banned.hit(toks): break
                 n_rejected += 1
             else: raise GrokError("could not draw a sentence free of banned phrases in 200 attempts")
-            sents.append(toks); dtags.append(t)
+            sents.append(toks)
+            dtags.append(t)
             if lang == "other": dother.append(g.render(items, end, "other"))
-        docs.append(sents); tags.append(dtags); other.append(dother)
+        docs.append(sents)
+        tags.append(dtags)
+        other.append(dother)
     return docs, tags, other, n_rejected
 
 def synthetic_corpus(n_docs: int, seed: int = 0, zipf: float = 1.5, n_nouns: int | None = None,
@@ -673,12 +781,15 @@ def corpus_stats(docs: Sequence[str], lexicon: Lexicon | None = None, top: int =
     counts = Counter()
     n_sent = 0
     for d in docs:
-        counts.update(w.lower() for w in _WORD.findall(d)); n_sent += len(_SENT_END.findall(d))
+        counts.update(w.lower() for w in _WORD.findall(d))
+        n_sent += len(_SENT_END.findall(d))
     out = {"n_docs": len(docs), "n_sentences": n_sent, "n_words": sum(counts.values()), "n_distinct_words": len(counts),
            "megabytes": sum(map(len, docs)) / 1e6, "zipf_slope_words": zipf_slope(counts, top)}
     if lexicon is not None:
         lemma = {}
-        for n in lexicon.nouns: lemma.setdefault(n.pl, n.sg); lemma.setdefault(n.sg, n.sg)
+        for n in lexicon.nouns:
+            lemma.setdefault(n.pl, n.sg)
+            lemma.setdefault(n.sg, n.sg)
         nc = Counter()
         for w, c in counts.items():
             if w in lemma: nc[lemma[w]] += c
@@ -711,7 +822,9 @@ def _continuation(g, rng, family, vword, anim, tags, verb=None):
             out.append(v.ing)
             if v.frame == "T": g._np_en(g.object_np(rng, tags), out)
         elif r < .8: out.append(g.adj(rng))
-        else: out.append(rng.choice(_LOC_PREPS)); g._np_en(g.simple_np(rng, tags, noun=g.noun_place(rng))[0], out)
+        else:
+            out.append(rng.choice(_LOC_PREPS))
+            g._np_en(g.simple_np(rng, tags, noun=g.noun_place(rng))[0], out)
     elif family.startswith(("have", "do")):
         v = g.verb_action(rng) if anim else g.verb_intr_any(rng)
         out.append(v.pp if family.startswith("have") else v.base)
@@ -755,7 +868,8 @@ class _Attractor:
     uid = "distractor_agreement_relational_noun"
     def key(self, g, rng, pick):
         head = pick["noun_rel"](rng)
-        num = rng.choice(("sg", "pl")); anum = "pl" if num == "sg" else "sg"
+        num = rng.choice(("sg", "pl"))
+        anum = "pl" if num == "sg" else "sg"
         prep = "about" if head.rel == "about" and rng.random() < .5 else "of"
         att = pick["noun_contrast"](rng)
         adet = _DET_TABLES[("obj", anum)](rng)
@@ -766,10 +880,16 @@ class _Attractor:
         return {"noun": head, "head": head, "num": num, "family": fam, "bad": bad, "verb": verb, "phrase": phrase}
     def sentence(self, g, key, rng, tags):
         tags.add("attractor")
-        toks = _subject_det(g, key, rng, tags) + list(key["phrase"]) + _continuation(g, rng, key["family"], key["phrase"][-1], key["head"].animate, tags, key["verb"]) + ["."]
+        toks = (
+            _subject_det(g, key, rng, tags)
+            + list(key["phrase"])
+            + _continuation(g, rng, key["family"], key["phrase"][-1], key["head"].animate, tags, key["verb"])
+            + ["."]
+        )
         toks[0] = toks[0].capitalize()
         i = len(key["phrase"])
-        extra = _one_prefix(toks, i, key["bad"]); extra["dependency_length"] = i
+        extra = _one_prefix(toks, i, key["bad"])
+        extra["dependency_length"] = i
         return _Pair(toks, toks[:i] + [key["bad"]] + toks[i + 1:], i, extra)
 
 class _Anaphor:
@@ -794,7 +914,8 @@ class _Anaphor:
         if key["tense"] == "past" and key["verb"].irregular: tags.add("irregular_past")
         if key["tense"] in ("perf", "pluperf", "neg_perf") and key["verb"].irregular: tags.add("participle")
         _render_adjuncts(g, g._adjuncts(rng, tags, "past", .3, .1), toks)
-        toks.append("."); toks[0] = toks[0][:1].upper() + toks[0][1:]
+        toks.append(".")
+        toks[0] = toks[0][:1].upper() + toks[0][1:]
         return _Pair(toks, toks[:i] + [key["bad"]] + toks[i + 1:], i, _one_prefix(toks, i, key["bad"]))
 
 _ANAPHOR_TENSES = ("past", "past", "pres", "perf", "pluperf", "modal", "prog", "pastprog", "emph", "neg_past",
@@ -818,18 +939,23 @@ class _Existential:
         noun = pick["noun_contrast"](rng)
         num = rng.choice(("sg", "pl"))
         be = rng.choice(("is", "was", "isn't", "wasn't") if num == "sg" else ("are", "were", "aren't", "weren't"))
-        q = rng.choice(self._GOOD[num]); q = _an(noun.form(num)) if q == "a" else q
+        q = rng.choice(self._GOOD[num])
+        q = _an(noun.form(num)) if q == "a" else q
         return {"noun": noun, "num": num, "bad": rng.choice(self._BAD[num]), "phrase": ("There", be, q, noun.form(num))}
     def sentence(self, g, key, rng, tags):
-        toks = list(key["phrase"]); tags.add("there")
+        toks = list(key["phrase"])
+        tags.add("there")
         r = rng.random()
         if key["noun"].animate and r < .5:
-            v = g.verb_action(rng); toks.append(v.ing)
+            v = g.verb_action(rng)
+            toks.append(v.ing)
             if v.frame == "T": g._np_en(g.object_np(rng, tags), toks)
         elif key["noun"].rel == "about" and r < .7:
-            toks.append("about"); g._np_en(g.simple_np(rng, tags)[0], toks)
+            toks.append("about")
+            g._np_en(g.simple_np(rng, tags)[0], toks)
         elif r < .9:
-            toks.append(rng.choice(_LOC_PREPS)); g._np_en(g.simple_np(rng, tags, noun=g.noun_place(rng))[0], toks)
+            toks.append(rng.choice(_LOC_PREPS))
+            g._np_en(g.simple_np(rng, tags, noun=g.noun_place(rng))[0], toks)
         toks.append(".")
         return _Pair(toks, toks[:2] + [key["bad"]] + toks[3:], 2, {})
 
@@ -849,10 +975,12 @@ class _Participle:
         v = key["verb"]
         toks = _subject_det(g, key, rng, tags)
         i = len(toks) + 1
-        toks += list(key["phrase"]); tags.add("irregular_past")
+        toks += list(key["phrase"])
+        tags.add("irregular_past")
         if v.frame == "T" or (v.frame == "B" and rng.random() < .6): g._np_en(g.object_np(rng, tags), toks)
         else: _render_adjuncts(g, g._adjuncts(rng, tags, "past", .5, .4), toks)
-        toks.append("."); toks[0] = toks[0][:1].upper() + toks[0][1:]
+        toks.append(".")
+        toks[0] = toks[0][:1].upper() + toks[0][1:]
         return _Pair(toks, toks[:i] + [v.pp] + toks[i + 1:], i, _one_prefix(toks, i, v.pp))
 
 class _SimpleAgreement:
@@ -870,18 +998,60 @@ class _SimpleAgreement:
 
 # %% ../nbs/02_grammar.ipynb #0bf5ab41
 PHENOMENA = {
-    "determiner_noun_agreement_1": dict(field="morphology", linguistics_term="determiner_noun_agreement", simple_LM_method=True,
-                                        one_prefix_method=True, two_prefix_method=False, lexically_identical=True, gen=_DetNoun),
-    "distractor_agreement_relational_noun": dict(field="morphology", linguistics_term="subject_verb_agreement", simple_LM_method=True,
-                                                 one_prefix_method=True, two_prefix_method=False, lexically_identical=False, gen=_Attractor),
-    "anaphor_number_agreement": dict(field="morphology", linguistics_term="anaphor_agreement", simple_LM_method=True,
-                                     one_prefix_method=True, two_prefix_method=False, lexically_identical=True, gen=_Anaphor),
-    "existential_there_quantifiers_1": dict(field="semantics", linguistics_term="quantifiers", simple_LM_method=True,
-                                            one_prefix_method=False, two_prefix_method=False, lexically_identical=False, gen=_Existential),
-    "irregular_past_participle_verbs": dict(field="morphology", linguistics_term="irregular_forms", simple_LM_method=True,
-                                            one_prefix_method=True, two_prefix_method=False, lexically_identical=False, gen=_Participle),
-    "regular_plural_subject_verb_agreement_1": dict(field="morphology", linguistics_term="subject_verb_agreement", simple_LM_method=True,
-                                                    one_prefix_method=True, two_prefix_method=False, lexically_identical=False, gen=_SimpleAgreement),
+    "determiner_noun_agreement_1": dict(
+        field="morphology",
+        linguistics_term="determiner_noun_agreement",
+        simple_LM_method=True,
+        one_prefix_method=True,
+        two_prefix_method=False,
+        lexically_identical=True,
+        gen=_DetNoun,
+    ),
+    "distractor_agreement_relational_noun": dict(
+        field="morphology",
+        linguistics_term="subject_verb_agreement",
+        simple_LM_method=True,
+        one_prefix_method=True,
+        two_prefix_method=False,
+        lexically_identical=False,
+        gen=_Attractor,
+    ),
+    "anaphor_number_agreement": dict(
+        field="morphology",
+        linguistics_term="anaphor_agreement",
+        simple_LM_method=True,
+        one_prefix_method=True,
+        two_prefix_method=False,
+        lexically_identical=True,
+        gen=_Anaphor,
+    ),
+    "existential_there_quantifiers_1": dict(
+        field="semantics",
+        linguistics_term="quantifiers",
+        simple_LM_method=True,
+        one_prefix_method=False,
+        two_prefix_method=False,
+        lexically_identical=False,
+        gen=_Existential,
+    ),
+    "irregular_past_participle_verbs": dict(
+        field="morphology",
+        linguistics_term="irregular_forms",
+        simple_LM_method=True,
+        one_prefix_method=True,
+        two_prefix_method=False,
+        lexically_identical=False,
+        gen=_Participle,
+    ),
+    "regular_plural_subject_verb_agreement_1": dict(
+        field="morphology",
+        linguistics_term="subject_verb_agreement",
+        simple_LM_method=True,
+        one_prefix_method=True,
+        two_prefix_method=False,
+        lexically_identical=False,
+        gen=_SimpleAgreement,
+    ),
 }
 DEFAULT_PHENOMENA = ("determiner_noun_agreement_1", "distractor_agreement_relational_noun", "anaphor_number_agreement",
                      "existential_there_quantifiers_1", "irregular_past_participle_verbs")
@@ -899,14 +1069,20 @@ def _withheld(uid, key, g, scope) -> list[tuple[str, ...]]:
     ph = tuple(key["phrase"])
     if scope == "phrase": return [ph]
     n, num = key.get("noun"), key["num"]
-    if uid == "determiner_noun_agreement_1": extra = [(d, f) for d in DEMONSTRATIVES["sg"] + DEMONSTRATIVES["pl"] for f in (n.sg, n.pl)]
+    if uid == "determiner_noun_agreement_1":
+        extra = [(d, f) for d in DEMONSTRATIVES["sg"] + DEMONSTRATIVES["pl"] for f in (n.sg, n.pl)]
     elif uid == "distractor_agreement_relational_noun": extra = [ph[:-1]]
     elif uid == "anaphor_number_agreement": extra = [(ph[0], *vg, ph[-1]) for vg in _all_vgroups(g, key["verb"], num)]
     elif uid == "existential_there_quantifiers_1":
         qs = {_an(n.form(num)) if q == "a" else q for q, _ in _WEAK[num]} | {ph[2]}
-        extra = [("there", be, q, n.form(num)) for be in ([w[0 if num == "sg" else 1] for f, w in _AGREE.items() if f.startswith("be")]) for q in qs]
+        extra = [
+            ("there", be, q, n.form(num))
+            for be in ([w[0 if num == "sg" else 1] for f, w in _AGREE.items() if f.startswith("be")])
+            for q in qs
+        ]
     elif uid == "irregular_past_participle_verbs":
-        v = key["verb"]; extra = [(ph[0], w) for w in (v.base, v.s3, v.past, v.pp, v.ing)]
+        v = key["verb"]
+        extra = [(ph[0], w) for w in (v.base, v.s3, v.past, v.pp, v.ing)]
     else:  # regular_plural_subject_verb_agreement_1
         words = (key["verb"].s3, key["verb"].base, key["verb"].past) if key["verb"] else _AGREE[key["family"]]
         extra = [(f, w) for f in (n.sg, n.pl) for w in words]
@@ -920,10 +1096,15 @@ class _Reservations:
         subs = {ph[i:j] for i in range(len(ph)) for j in range(i + 1, len(ph) + 1)}
         w = {_lower(x) for x in withheld}
         if subs & self.withheld or w & self.spans: return False
-        self.withheld |= w; self.spans |= subs; return True
+        self.withheld |= w
+        self.spans |= subs
+        return True
 
 def _check_phenomena(phenomena):
-    check(isinstance(phenomena, (list, tuple)) and len(phenomena) > 0, f"phenomena must be a non-empty list of UIDs, got {phenomena!r}")
+    check(
+        isinstance(phenomena, (list, tuple)) and len(phenomena) > 0,
+        f"phenomena must be a non-empty list of UIDs, got {phenomena!r}",
+    )
     for u in phenomena: check(u in PHENOMENA, f"unknown phenomenon {u!r}; known: {', '.join(PHENOMENA)}")
     check(len(set(phenomena)) == len(phenomena), f"phenomena repeat a UID: {list(phenomena)}")
 
@@ -943,7 +1124,8 @@ def _picker(g: Grammar, mode: str) -> dict:
             "verb_present": lambda rng, anim: (action if anim else action_any)(rng)}
 
 def _sentence_for(gen, g, key, rng, banned: _Banned | None = None, allow=frozenset(), tries: int = 200):
-    "A fresh pair around `key` whose good sentence holds the phrase exactly once (and, given `banned`, nothing else withheld)."
+    """A fresh pair around `key` whose good sentence holds the phrase exactly once (and, given `banned`, nothing else
+    withheld)."""
     ph = _lower(key["phrase"])
     for _ in range(tries):
         tags = set()
@@ -961,11 +1143,17 @@ def _design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling="uniform",
         krng, prng = _rng_for(seed, f"keys:{uid}"), _rng_for(seed, f"pairs:{uid}")
         keys, fails = [], 0
         while len(keys) < n_per_phenomenon:
-            check(fails < 3000, f"{uid}: drew only {len(keys)} distinct critical phrases of n_per_phenomenon={n_per_phenomenon} "
-                                "(3,000 draws in a row repeated or overlapped earlier ones); ask for fewer pairs or more nouns (n_nouns)")
+            check(
+                fails < 3000,
+                f"{uid}: drew only {len(keys)} distinct critical phrases of n_per_phenomenon={n_per_phenomenon} "
+                "(3,000 draws in a row repeated or overlapped earlier ones); ask for fewer pairs or "
+                "more nouns (n_nouns)",
+            )
             k = gen.key(g, krng, pick)
             w = _withheld(uid, k, g, ban_scope)
-            if res.try_add(k["phrase"], w): keys.append((k, w)); fails = 0
+            if res.try_add(k["phrase"], w):
+                keys.append((k, w))
+                fails = 0
             else: fails += 1
         for pid, (k, w) in enumerate(keys):
             out.append((uid, str(pid), k, _sentence_for(gen, g, k, prng)[0], w))
@@ -983,9 +1171,13 @@ def _pair_record(uid: str, pid: str, pair: _Pair) -> dict:
 def synthetic_blimp(n_per_phenomenon: int = 100, seed: int = 0, phenomena: Sequence[str] = DEFAULT_PHENOMENA,
                     zipf: float = 1.5, n_nouns: int | None = None, pair_sampling: str = "uniform") -> list[dict]:
     "Minimal pairs as BLiMP jsonl dicts (`pairID` '0'.. per UID), `n_per_phenomenon` per paradigm."
-    _check_count("n_per_phenomenon", n_per_phenomenon); _check_phenomena(phenomena)
+    _check_count("n_per_phenomenon", n_per_phenomenon)
+    _check_phenomena(phenomena)
     g = Grammar(n_nouns, zipf)
-    return [_pair_record(u, p, pair) for u, p, _, pair, _ in _design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling)]
+    return [
+        _pair_record(u, p, pair)
+        for u, p, _, pair, _ in _design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling)
+    ]
 
 # %% ../nbs/02_grammar.ipynb #5f186812
 @dataclass
@@ -1009,7 +1201,9 @@ class EmbeddedDefault:
     def stats(self) -> dict:
         "Corpus statistics plus the share of sentences with each phenomenon (from the generator's tags)."
         st = corpus_stats(self.docs, self.lexicon)
-        st["sentence_share"] = {t: self.tag_counts.get(t, 0) / self.n_sentences for t in _PHENOMENON_TAGS + ("none",) + _STRUCTURE_TAGS}
+        st["sentence_share"] = {
+            t: self.tag_counts.get(t, 0) / self.n_sentences for t in _PHENOMENON_TAGS + ("none",) + _STRUCTURE_TAGS
+        }
         st["n_rejected_sentences"] = self.n_rejected
         st["n_pairs"], st["n_exposed_pairs"] = len(self.pairs), len(self.designed_exposed)
         st["window_docs"] = self.window_docs
@@ -1019,13 +1213,23 @@ class EmbeddedDefault:
         return (f"EmbeddedDefault({len(self.docs)} docs, {len(self.pairs)} pairs ({len(self.designed_exposed)} exposed "
                 f"x{self.params['n_exposures']} in the first {self.window_docs} docs), seed={self.params['seed']})")
 
-_STRUCTURE_TAGS = ("question", "relative", "complement", "passive", "coordination", "subordinate", "fronted", "inserted")
+_STRUCTURE_TAGS = (
+    "question",
+    "relative",
+    "complement",
+    "passive",
+    "coordination",
+    "subordinate",
+    "fronted",
+    "inserted",
+)
 
 def _count_tags(tags) -> tuple[Counter, int]:
     c, n = Counter(), 0
     for doc in tags:
         for t in doc:
-            n += 1; c.update(t)
+            n += 1
+            c.update(t)
             if not t & set(_PHENOMENON_TAGS): c["none"] += 1
     return c, n
 
@@ -1034,17 +1238,34 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
                           phenomena: Sequence[str] = DEFAULT_PHENOMENA, zipf: float = 1.5, n_nouns: int | None = None,
                           pair_sampling: str = "uniform", ban_scope: str = "phrase",
                           sentences_per_doc: tuple[int, int] = (3, 12)) -> EmbeddedDefault:
-    "Corpus + BLiMP-format pairs where a share `exposed_share` of critical phrases occur `n_exposures` times early and the rest never."
-    params = dict(seed=seed, n_docs=n_docs, n_per_phenomenon=n_per_phenomenon, exposed_share=exposed_share,
-                  n_exposures=n_exposures, window_docs=window_docs, window_words=window_words, phenomena=list(phenomena),
-                  zipf=zipf, n_nouns=n_nouns, pair_sampling=pair_sampling, ban_scope=ban_scope)
-    _check_count("n_docs", n_docs); _check_count("n_per_phenomenon", n_per_phenomenon); _check_count("n_exposures", n_exposures)
+    """Corpus + BLiMP-format pairs where a share `exposed_share` of critical phrases occur `n_exposures` times early and
+    the rest never."""
+    params = dict(
+        seed=seed,
+        n_docs=n_docs,
+        n_per_phenomenon=n_per_phenomenon,
+        exposed_share=exposed_share,
+        n_exposures=n_exposures,
+        window_docs=window_docs,
+        window_words=window_words,
+        phenomena=list(phenomena),
+        zipf=zipf,
+        n_nouns=n_nouns,
+        pair_sampling=pair_sampling,
+        ban_scope=ban_scope,
+    )
+    _check_count("n_docs", n_docs)
+    _check_count("n_per_phenomenon", n_per_phenomenon)
+    _check_count("n_exposures", n_exposures)
     check(isinstance(exposed_share, (int, float)) and not isinstance(exposed_share, bool) and 0 <= exposed_share <= 1,
           f"exposed_share must be a number in [0, 1], got {exposed_share!r}")
     check(ban_scope in ("phrase", "combination"), f"ban_scope must be 'phrase' or 'combination', got {ban_scope!r}")
     check(window_docs is None or window_words is None, "give window_docs or window_words, not both")
     if window_docs is not None:
-        check(isinstance(window_docs, (int, np.integer)) and 1 <= window_docs <= n_docs, f"window_docs must be an int in [1, n_docs={n_docs}], got {window_docs!r}")
+        check(
+            isinstance(window_docs, (int, np.integer)) and 1 <= window_docs <= n_docs,
+            f"window_docs must be an int in [1, n_docs={n_docs}], got {window_docs!r}",
+        )
     if window_words is not None: _check_count("window_words", window_words)
     _check_phenomena(phenomena)
     g = Grammar(n_nouns, zipf)
@@ -1067,16 +1288,36 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
             gen, allow = PHENOMENA[uid]["gen"](), {_lower(w) for w in withheld}
             for _ in range(n_exposures):
                 p, t = _sentence_for(gen, g, key, irng, banned, allow)
-                d = irng.randrange(window_docs); pos = irng.randint(0, len(docs[d]))
-                docs[d].insert(pos, p.good); tags[d].insert(pos, t | {"inserted"})
+                d = irng.randrange(window_docs)
+                pos = irng.randint(0, len(docs[d]))
+                docs[d].insert(pos, p.good)
+                tags[d].insert(pos, t | {"inserted"})
         phrase, good = " ".join(key["phrase"]), detokenize(pair.good)
         m = [x for x in re.finditer(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", good)]
         check(len(m) == 1, f"{uid} pair {pid}: phrase {phrase!r} occurs {len(m)} times in {good!r}")
-        designed.append({"UID": uid, "pairID": pid, "phrase": phrase, "phrase_start": m[0].start(), "phrase_end": m[0].end(),
-                         "exposed": is_exposed, "n_inserted": n_exposures if is_exposed else 0})
+        designed.append(
+            {
+                "UID": uid,
+                "pairID": pid,
+                "phrase": phrase,
+                "phrase_start": m[0].start(),
+                "phrase_end": m[0].end(),
+                "exposed": is_exposed,
+                "n_inserted": n_exposures if is_exposed else 0,
+            }
+        )
     tag_counts, n_sent = _count_tags(tags)
-    return EmbeddedDefault([" ".join(detokenize(s) for s in d) for d in docs], [_pair_record(u, p, pr) for u, p, _, pr, _ in design],
-                           designed, window_docs, params, dict(tag_counts), n_sent, n_rejected, g.lex)
+    return EmbeddedDefault(
+        [" ".join(detokenize(s) for s in d) for d in docs],
+        [_pair_record(u, p, pr) for u, p, _, pr, _ in design],
+        designed,
+        window_docs,
+        params,
+        dict(tag_counts),
+        n_sent,
+        n_rejected,
+        g.lex,
+    )
 
 # %% ../nbs/02_grammar.ipynb #6bac61ac
 BLIMP_FIELDS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "simple_LM_method",
@@ -1084,7 +1325,9 @@ BLIMP_FIELDS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "U
 _BOOL_FIELDS = ("simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical")
 _STR_FIELDS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID")
 
-def write_synthetic_blimp(out_dir: str | Path = "data/synthetic_blimp", pairs: Sequence[dict] | None = None, **kwargs) -> list[Path]:
+def write_synthetic_blimp(
+    out_dir: str | Path = "data/synthetic_blimp", pairs: Sequence[dict] | None = None, **kwargs
+) -> list[Path]:
     "Write `pairs` (default: `synthetic_blimp(**kwargs)`) as `out_dir/<UID>.jsonl`, atomically; return the paths."
     pairs = synthetic_blimp(**kwargs) if pairs is None else pairs
     check(len(pairs) > 0, "write_synthetic_blimp: no pairs to write")
@@ -1095,7 +1338,8 @@ def write_synthetic_blimp(out_dir: str | Path = "data/synthetic_blimp", pairs: S
     return [write_jsonl(rows, Path(out_dir) / f"{uid}.jsonl") for uid, rows in by_uid.items()]
 
 def _validate_blimp_row(row, where: str, line: int, uid: str | None) -> dict:
-    "Check one pair; the error names file, line and field. (Messages are built only on failure: this runs 67,000 times.)"
+    """Check one pair; the error names file, line and field. (Messages are built only on failure: this runs 67,000
+    times.)"""
     def bad(msg): raise GrokError(f"{where}:{line}: {msg}")
     if not isinstance(row, dict): bad(f"expected a JSON object, got {type(row).__name__}")
     if "pairID" not in row and "pair_id" in row: row = {**row, "pairID": row["pair_id"]}   # the Hugging Face name
@@ -1117,22 +1361,27 @@ def _read_blimp_file(path: Path, uid: str) -> list[dict]:
     rows, seen = [], {}
     for i, obj in iter_jsonl(path):
         row = _validate_blimp_row(obj, str(path), i, uid)
-        if row["pairID"] in seen: raise GrokError(f"{path}:{i}: field 'pairID' {row['pairID']!r} repeats line {seen[row['pairID']]}")
+        if row["pairID"] in seen:
+            raise GrokError(f"{path}:{i}: field 'pairID' {row['pairID']!r} repeats line {seen[row['pairID']]}")
         seen[row["pairID"]] = i
-        row["source"] = f"{path}:{i}"; rows.append(row)
+        row["source"] = f"{path}:{i}"
+        rows.append(row)
     return rows
 
 def _blimp_uid(path: Path) -> str: return re.sub(r"\.jsonl(\.gz)?$", "", path.name)
 
 def load_blimp(source: str | Path, uids: Sequence[str] | None = None) -> pd.DataFrame:
-    "Minimal pairs from a folder/file of BLiMP jsonl(.gz) or 'hf:nyu-mll/blimp', validated; a DataFrame, one row per pair."
+    """Minimal pairs from a folder/file of BLiMP jsonl(.gz) or 'hf:nyu-mll/blimp', validated; a DataFrame, one row per
+    pair."""
     rows: list[dict] = []
     if isinstance(source, str) and source.startswith("hf:"):
         from datasets import load_dataset, get_dataset_config_names
         name = source[3:]
         for uid in (uids or get_dataset_config_names(name)):
             for i, r in enumerate(load_dataset(name, uid, split="train"), 1):
-                rows.append({**_validate_blimp_row(dict(r), f"{source}/{uid}", i, uid), "source": f"{source}/{uid}:{i}"})
+                rows.append(
+                    {**_validate_blimp_row(dict(r), f"{source}/{uid}", i, uid), "source": f"{source}/{uid}:{i}"}
+                )
     else:
         path = Path(source)
         check(path.exists(), f"load_blimp: {path} does not exist")
@@ -1159,7 +1408,9 @@ def _invent(key: str, pattern: str, taken: set) -> str:
     for salt in range(10_000):
         h = hashlib.sha256(f"{key}:{salt}".encode()).digest()
         w = "".join(_C[h[i] % len(_C)] if ch == "C" else _V[h[i] % len(_V)] for i, ch in enumerate(pattern))
-        if w not in taken: taken.add(w); return w
+        if w not in taken:
+            taken.add(w)
+            return w
     raise GrokError(f"could not invent a word for {key!r}")
 
 @lru_cache(maxsize=4)
@@ -1167,23 +1418,29 @@ def other_vocabulary(n_nouns: int | None = None) -> dict[str, str]:
     "English word form -> invented word form of the second presentation (a bijection onto its image)."
     lex = make_lexicon(n_nouns)
     english = set(FUNCTION_WORDS) | set(lex.adjectives) | {n for n, _ in lex.names}
-    english |= {f for n in lex.nouns for f in (n.sg, n.pl)} | {f for v in lex.verbs for f in (v.base, v.s3, v.past, v.pp, v.ing)}
+    english |= {f for n in lex.nouns for f in (n.sg, n.pl)} | {
+        f for v in lex.verbs for f in (v.base, v.s3, v.past, v.pp, v.ing)
+    }
     taken, out = {w.lower() for w in english}, {}
     for w in FUNCTION_WORDS: out.setdefault(w, _invent(f"function:{w}", "CVC", taken))
     for name, _ in sorted(lex.names): out.setdefault(name, _invent(f"name:{name}", "CVCVC", taken).capitalize())
     for n in sorted(lex.nouns, key=lambda n: n.sg):
         stem = _invent(f"noun:{n.sg}", "CVCVC", taken)
-        out.setdefault(n.sg, stem); out.setdefault(n.pl, stem + "i")
+        out.setdefault(n.sg, stem)
+        out.setdefault(n.pl, stem + "i")
     for v in sorted(lex.verbs, key=lambda v: v.base):
         stem = _invent(f"verb:{v.base}", "CVCVC", taken)
-        for f, suf in ((v.base, ""), (v.s3, "a"), (v.past, "o"), (v.pp, "u"), (v.ing, "e")): out.setdefault(f, stem + suf)
+        for f, suf in ((v.base, ""), (v.s3, "a"), (v.past, "o"), (v.pp, "u"), (v.ing, "e")):
+            out.setdefault(f, stem + suf)
     for a in sorted(lex.adjectives): out.setdefault(a, _invent(f"adjective:{a}", "CVCVC", taken))
     return out
 
 def _translate(tokens: list[str], vocab: dict) -> list[str]:
     out = []
     for i, t in enumerate(tokens):
-        if t in ",.?": out.append(t); continue
+        if t in ",.?":
+            out.append(t)
+            continue
         w = vocab.get(t)
         if w is None and i == 0: w = vocab[t[:1].lower() + t[1:]]
         out.append(w)
@@ -1195,5 +1452,10 @@ def bilingual_corpus(n_docs: int, seed: int = 0, zipf: float = 1.5, n_nouns: int
     "(English, invented verb-final) renderings of the same `n_docs` documents, sentence by sentence."
     _check_count("n_docs", n_docs)
     g, vocab = Grammar(n_nouns, zipf), other_vocabulary(n_nouns)
-    docs, _, other, _ = _generate_docs(g, n_docs, _rng_for(seed, "corpus"), sentences_per_doc=sentences_per_doc, lang="other")
-    return [(" ".join(detokenize(s) for s in en), " ".join(detokenize(_translate(s, vocab)) for s in ot)) for en, ot in zip(docs, other)]
+    docs, _, other, _ = _generate_docs(
+        g, n_docs, _rng_for(seed, "corpus"), sentences_per_doc=sentences_per_doc, lang="other"
+    )
+    return [
+        (" ".join(detokenize(s) for s in en), " ".join(detokenize(_translate(s, vocab)) for s in ot))
+        for en, ot in zip(docs, other)
+    ]

@@ -22,12 +22,18 @@ def _steps_curve(steps, values, name="accuracy"):
     check(steps.ndim == 1 and values.ndim == 1 and steps.shape == values.shape,
           f"{name}: steps and values must be 1-d of the same length, got shapes {steps.shape} and {values.shape}")
     check(len(steps) >= 2, f"{name}: need at least 2 checkpoints, got {len(steps)}")
-    check(np.issubdtype(steps.dtype, np.number) and bool(np.all(np.diff(steps) > 0)), f"{name}: steps must be strictly increasing numbers, got {steps.tolist()[:8]}")
+    check(
+        np.issubdtype(steps.dtype, np.number) and bool(np.all(np.diff(steps) > 0)),
+        f"{name}: steps must be strictly increasing numbers, got {steps.tolist()[:8]}",
+    )
     check(bool(np.isfinite(values).all()), f"{name}: values contain NaN or inf")
     return steps, values
 
 def _check_threshold(threshold):
-    check(isinstance(threshold, (int, float, np.floating)) and 0 < threshold <= 1, f"threshold must be in (0, 1], got {threshold!r}")
+    check(
+        isinstance(threshold, (int, float, np.floating)) and 0 < threshold <= 1,
+        f"threshold must be in (0, 1], got {threshold!r}",
+    )
 
 def threshold_step(steps, accuracy, threshold: float = 0.8):
     "First step whose accuracy is >= `threshold`; None if it never is."
@@ -51,15 +57,20 @@ def delay(steps, acc_exposed, acc_unexposed, threshold: float = 0.8) -> dict:
 
 # %% ../nbs/11_grokking.ipynb #0144b543
 def _check_matrix(correct, exposed, steps=None):
-    correct = np.asarray(correct); exposed = np.asarray(exposed)
+    correct = np.asarray(correct)
+    exposed = np.asarray(exposed)
     check(correct.ndim == 2, f"correct must be a [pairs, checkpoints] matrix, got shape {correct.shape}")
     check(exposed.ndim == 1 and exposed.dtype == bool and len(exposed) == correct.shape[0],
-          f"exposed must be a boolean vector with one entry per pair ({correct.shape[0]}), got dtype {exposed.dtype}, shape {exposed.shape}")
+          f"exposed must be a boolean vector with one entry per pair ({correct.shape[0]}), got dtype {exposed.dtype}, "
+          f"shape {exposed.shape}")
     n_e = int(exposed.sum())
     check(0 < n_e < len(exposed), f"both splits need pairs: {n_e} exposed, {len(exposed) - n_e} unexposed")
     if steps is not None:
         steps = np.asarray(steps)
-        check(steps.ndim == 1 and len(steps) == correct.shape[1], f"steps has {steps.shape} entries, correct has {correct.shape[1]} checkpoints")
+        check(
+            steps.ndim == 1 and len(steps) == correct.shape[1],
+            f"steps has {steps.shape} entries, correct has {correct.shape[1]} checkpoints",
+        )
         _steps_curve(steps, np.zeros(len(steps)), "steps")
     return correct, exposed, steps
 
@@ -84,9 +95,14 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
     _check_threshold(threshold)
     check(isinstance(n, (int, np.integer)) and n >= 1, f"matched_random_null: n must be an int >= 1, got {n!r}")
     correct, exposed, steps = _check_matrix(correct, exposed, steps)
-    check(correct.dtype == bool or bool(np.isin(correct, (0, 1)).all()), "matched_random_null: correct must be boolean (or 0/1)")
-    C = correct.astype(np.float64)                                     # [P, C]
-    P = len(exposed); n_e = int(exposed.sum()); n_u = P - n_e
+    check(
+        correct.dtype == bool or bool(np.isin(correct, (0, 1)).all()),
+        "matched_random_null: correct must be boolean (or 0/1)",
+    )
+    C = correct.astype(np.float64)  # [P, C]
+    P = len(exposed)
+    n_e = int(exposed.sum())
+    n_u = P - n_e
     censor_step = steps[-1] + (steps[-1] - steps[-2])
     def deltas(member: np.ndarray):                                    # member [k, P] bool
         sums_e = member.astype(np.float64) @ C                         # [k, C] exact integer sums
@@ -108,14 +124,16 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
 
 # %% ../nbs/11_grokking.ipynb #749aa1da
 def _logistic(x, a, b, mid, log_width):
-    "lo + (hi - lo) * sigmoid((x - mid) / width) with lo = sigmoid(a), hi = sigmoid(b) in (0, 1) and width = exp(log_width) > 0."
+    """lo + (hi - lo) * sigmoid((x - mid) / width) with lo = sigmoid(a), hi = sigmoid(b) in (0, 1) and width =
+    exp(log_width) > 0."""
     from scipy.special import expit
     lo, hi = expit(a), expit(b)
     return lo + (hi - lo) * expit((x - mid) / np.exp(log_width))
 
 def fit_logistic(steps, accuracy) -> dict:
     """Least-squares logistic `lo + (hi-lo)*sigmoid((step-midpoint)/width)` to an accuracy curve (values in [0, 1]);
-    `ok` is False when the fit failed or the curve is flat, `in_range` True when the midpoint lies within the checkpoints."""
+    `ok` is False when the fit failed or the curve is flat, `in_range` True when the midpoint lies within the
+    checkpoints."""
     from scipy.optimize import curve_fit, OptimizeWarning
     from scipy.special import expit, logit
     steps, y = _steps_curve(steps, accuracy, "fit_logistic")
@@ -131,13 +149,21 @@ def fit_logistic(steps, accuracy) -> dict:
     inner = lambda v: float(logit(np.clip(v, 1e-3, 1 - 1e-3)))
     try:
         with np.errstate(over="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", OptimizeWarning)           # the covariance is not used
-            p, _ = curve_fit(_logistic, x, y, p0=[inner(lo0), inner(hi0), mid0, math.log(0.1)], method="lm", maxfev=2000)
+            warnings.simplefilter("ignore", OptimizeWarning)  # the covariance is not used
+            p, _ = curve_fit(
+                _logistic, x, y, p0=[inner(lo0), inner(hi0), mid0, math.log(0.1)], method="lm", maxfev=2000
+            )
     except (RuntimeError, ValueError): return nan
     if not np.all(np.isfinite(p)): return nan
     mid = s0 + p[2] * span
-    return dict(lo=float(expit(p[0])), hi=float(expit(p[1])), midpoint=float(mid), width=float(np.exp(p[3]) * span), ok=True,
-                in_range=bool(steps[0] <= mid <= steps[-1]))
+    return dict(
+        lo=float(expit(p[0])),
+        hi=float(expit(p[1])),
+        midpoint=float(mid),
+        width=float(np.exp(p[3]) * span),
+        ok=True,
+        in_range=bool(steps[0] <= mid <= steps[-1]),
+    )
 
 def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: float = 0.95, seed: int = 0) -> dict:
     """Δt = midpoint(unexposed) − midpoint(exposed) of logistic fits to the split accuracy curves, with an
@@ -183,25 +209,41 @@ def concept_auroc(vectors, labels=None, method: str = "mean_diff", n_folds: int 
     check(isinstance(n_folds, int) and n_folds >= 2, f"concept_auroc: n_folds must be an int >= 2, got {n_folds!r}")
     rng = np.random.default_rng(seed)
     if labels is None:
-        check(isinstance(vectors, (tuple, list)) and len(vectors) == 2, "concept_auroc: give labels, or vectors as a pair (v_good, v_bad)")
+        check(
+            isinstance(vectors, (tuple, list)) and len(vectors) == 2,
+            "concept_auroc: give labels, or vectors as a pair (v_good, v_bad)",
+        )
         g, b = (np.asarray(v, dtype=np.float64) for v in vectors)
-        check(g.ndim == 2 and g.shape == b.shape, f"concept_auroc: v_good and v_bad must be [N, d] of the same shape, got {g.shape} and {b.shape}")
+        check(
+            g.ndim == 2 and g.shape == b.shape,
+            f"concept_auroc: v_good and v_bad must be [N, d] of the same shape, got {g.shape} and {b.shape}",
+        )
         X, y = np.vstack([g, b]), np.r_[np.ones(len(g), int), np.zeros(len(b), int)]
         fold_of_pair = rng.permutation(len(g)) % n_folds
         fold = np.r_[fold_of_pair, fold_of_pair]
     else:
         X, y = np.asarray(vectors, dtype=np.float64), np.asarray(labels)
-        check(X.ndim == 2 and y.shape == (len(X),), f"concept_auroc: vectors [N, d] and labels [N] expected, got {X.shape} and {y.shape}")
-        check(set(np.unique(y).tolist()) <= {0, 1, False, True}, f"concept_auroc: labels must be binary, got {np.unique(y)[:5]}")
+        check(
+            X.ndim == 2 and y.shape == (len(X),),
+            f"concept_auroc: vectors [N, d] and labels [N] expected, got {X.shape} and {y.shape}",
+        )
+        check(
+            set(np.unique(y).tolist()) <= {0, 1, False, True},
+            f"concept_auroc: labels must be binary, got {np.unique(y)[:5]}",
+        )
         y = y.astype(int)
         fold = np.empty(len(y), int)
-        for cls in (0, 1):                                         # stratified: each class spread over the folds
-            idx = np.flatnonzero(y == cls); fold[idx] = rng.permutation(len(idx)) % n_folds
+        for cls in (0, 1):  # stratified: each class spread over the folds
+            idx = np.flatnonzero(y == cls)
+            fold[idx] = rng.permutation(len(idx)) % n_folds
     check(bool(np.isfinite(X).all()), "concept_auroc: vectors contain NaN or inf")
     aucs = []
     for k in range(n_folds):
         tr, te = fold != k, fold == k
-        check(len(set(y[tr])) == 2 and len(set(y[te])) == 2, f"concept_auroc: fold {k} lacks a class (N={len(y)} is too small)")
+        check(
+            len(set(y[tr])) == 2 and len(set(y[te])) == 2,
+            f"concept_auroc: fold {k} lacks a class (N={len(y)} is too small)",
+        )
         if method == "mean_diff":
             w = X[tr & (y == 1)].mean(0) - X[tr & (y == 0)].mean(0)
             score = X[te] @ w
@@ -216,7 +258,10 @@ def _records(pairs) -> list[dict]:
     recs = pairs.to_dict("records") if isinstance(pairs, pd.DataFrame) else list(pairs)
     check(len(recs) > 0, "no pairs given")
     for i, r in enumerate(recs):
-        check("sentence_good" in r and "sentence_bad" in r, f"pair {i}: needs sentence_good and sentence_bad, has {sorted(r)}")
+        check(
+            "sentence_good" in r and "sentence_bad" in r,
+            f"pair {i}: needs sentence_good and sentence_bad, has {sorted(r)}",
+        )
     return recs
 
 def _phrase_fields(r: dict) -> dict:
@@ -243,8 +288,11 @@ def _batches(seqs, batch_size, pad_id):
     for s in range(0, len(seqs), batch_size):
         chunk = seqs[s:s + batch_size]
         L = max(len(x) for x in chunk)
-        ids = torch.full((len(chunk), L), pad_id, dtype=torch.long); att = torch.zeros((len(chunk), L), dtype=torch.long)
-        for r, x in enumerate(chunk): ids[r, :len(x)] = torch.tensor(x); att[r, :len(x)] = 1
+        ids = torch.full((len(chunk), L), pad_id, dtype=torch.long)
+        att = torch.zeros((len(chunk), L), dtype=torch.long)
+        for r, x in enumerate(chunk):
+            ids[r, : len(x)] = torch.tensor(x)
+            att[r, : len(x)] = 1
         yield s, ids, att
 
 @torch.no_grad()
@@ -259,7 +307,10 @@ def _pooled_states(model, tokenizer, texts, spans, layer, pool, batch_size, prep
     out = []
     for s, x, att in _batches(ids, batch_size, pad):
         hs = model(input_ids=x.to(dev), attention_mask=att.to(dev), output_hidden_states=True).hidden_states
-        check(-len(hs) <= layer < len(hs), f"concept_vectors: layer {layer} out of range (model has {len(hs)} hidden states, 0 = embeddings)")
+        check(
+            -len(hs) <= layer < len(hs),
+            f"concept_vectors: layer {layer} out of range (model has {len(hs)} hidden states, 0 = embeddings)",
+        )
         h = hs[layer].float().cpu()
         for r in range(len(x)): out.append(h[r, pos[s + r]].mean(0).numpy())
     return np.stack(out)
@@ -270,23 +321,49 @@ def concept_vectors(model, tokenizer, pairs, layer: int, pool: str = "last", bat
     or over the critical phrase's tokens ('phrase'); with `return_states` also (h_good, h_bad)."""
     check(pool in ("last", "phrase"), f"concept_vectors: pool must be 'last' or 'phrase', got {pool!r}")
     recs = _records(pairs)
-    fields = [_phrase_fields(r) for r in recs] if pool == "phrase" else [{"char_span": None, "bad_char_span": None}] * len(recs)
-    was = model.training; model.eval()
+    fields = (
+        [_phrase_fields(r) for r in recs]
+        if pool == "phrase"
+        else [{"char_span": None, "bad_char_span": None}] * len(recs)
+    )
+    was = model.training
+    model.eval()
     try:
-        hg = _pooled_states(model, tokenizer, [r["sentence_good"] for r in recs], [f["char_span"] for f in fields], layer, pool, batch_size, prepend_bos)
-        hb = _pooled_states(model, tokenizer, [r["sentence_bad"] for r in recs], [f["bad_char_span"] for f in fields], layer, pool, batch_size, prepend_bos)
+        hg = _pooled_states(
+            model,
+            tokenizer,
+            [r["sentence_good"] for r in recs],
+            [f["char_span"] for f in fields],
+            layer,
+            pool,
+            batch_size,
+            prepend_bos,
+        )
+        hb = _pooled_states(
+            model,
+            tokenizer,
+            [r["sentence_bad"] for r in recs],
+            [f["bad_char_span"] for f in fields],
+            layer,
+            pool,
+            batch_size,
+            prepend_bos,
+        )
     finally: model.train(was)
     return (hg - hb, hg, hb) if return_states else hg - hb
 
 @torch.no_grad()
-def critical_context_attention(model, tokenizer, pairs, layers=None, batch_size: int = 64, prepend_bos: bool = True) -> dict:
+def critical_context_attention(
+    model, tokenizer, pairs, layers=None, batch_size: int = 64, prepend_bos: bool = True
+) -> dict:
     """Attention from the critical token to the context tokens (or back, see `direction`) in the good sentence:
     `strength` and `entropy` [pairs, layers, heads] (NaN for pairs without a context word), `query`, `keys`."""
     from grok_nb.attention import capture_attention, attention_modules, n_heads
     recs = _records(pairs)
     n_layers, H = len(attention_modules(model)), n_heads(model)
     layers = list(range(n_layers)) if layers is None else list(layers)
-    for l in layers: check(0 <= l < n_layers, f"critical_context_attention: layer {l} out of range (model has {n_layers})")
+    for l in layers:
+        check(0 <= l < n_layers, f"critical_context_attention: layer {l} out of range (model has {n_layers})")
     texts = [r["sentence_good"] for r in recs]
     ids, offs, first = _encode(tokenizer, texts, prepend_bos)
     query, keys, direction = [], [], []
@@ -294,16 +371,24 @@ def critical_context_attention(model, tokenizer, pairs, layers=None, batch_size:
         f = _phrase_fields(r)
         crit, ctx = _tokens_in(o, f["critical_chars"], first), _tokens_in(o, f["context_chars"], first)
         crit = [i for i in crit if i not in ctx]
-        if not crit or not ctx: query.append(None); keys.append([]); direction.append(None); continue
+        if not crit or not ctx:
+            query.append(None)
+            keys.append([])
+            direction.append(None)
+            continue
         q = max(crit)
         k = [i for i in ctx if i < q]
         d = "critical->context"
         if not k: q, k, d = max(ctx), [i for i in crit if i < max(ctx)], "context->critical"
-        query.append(q); keys.append(k); direction.append(d)
-    strength = np.full((len(recs), len(layers), H), np.nan); entropy = np.full_like(strength, np.nan)
+        query.append(q)
+        keys.append(k)
+        direction.append(d)
+    strength = np.full((len(recs), len(layers), H), np.nan)
+    entropy = np.full_like(strength, np.nan)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     dev = next(model.parameters()).device
-    was = model.training; model.eval()
+    was = model.training
+    model.eval()
     try:
         for s, x, att in _batches(ids, batch_size, pad):
             with capture_attention(model, layers=layers) as cap:
@@ -323,10 +408,15 @@ def rank_heads(steps, strength, transition_step, window) -> pd.DataFrame:
     """Heads ranked by the increase of `strength` [checkpoints, layers, heads] (e.g. mean over pairs) around a
     transition: mean over checkpoints in [t − window, t) subtracted from the mean over [t, t + window]."""
     steps, S = np.asarray(steps), np.asarray(strength, dtype=float)
-    check(S.ndim == 3 and len(steps) == S.shape[0], f"rank_heads: strength must be [checkpoints, layers, heads] with {len(steps)} checkpoints, got {S.shape}")
+    check(
+        S.ndim == 3 and len(steps) == S.shape[0],
+        f"rank_heads: strength must be [checkpoints, layers, heads] with {len(steps)} checkpoints, got {S.shape}",
+    )
     before = (steps >= transition_step - window) & (steps < transition_step)
     after = (steps >= transition_step) & (steps <= transition_step + window)
-    check(before.any() and after.any(), f"rank_heads: no checkpoints before and after {transition_step} within {window}")
+    check(
+        before.any() and after.any(), f"rank_heads: no checkpoints before and after {transition_step} within {window}"
+    )
     b, a = np.nanmean(S[before], 0), np.nanmean(S[after], 0)
     L, H = b.shape
     df = pd.DataFrame({"layer": np.repeat(np.arange(L), H), "head": np.tile(np.arange(H), L),

@@ -40,8 +40,10 @@ class CausalTokenMixing(nn.Module):
         super().__init__()
         check(hidden_size % heads == 0, f"hidden_size={hidden_size} is not divisible by token_heads={heads}")
         self.seq_len, self.heads = seq_len, heads
-        self.w1 = nn.Parameter(torch.empty(heads, seq_len, seq_len)); self.b1 = nn.Parameter(torch.zeros(heads, seq_len))
-        self.w2 = nn.Parameter(torch.empty(heads, seq_len, seq_len)); self.b2 = nn.Parameter(torch.zeros(heads, seq_len))
+        self.w1 = nn.Parameter(torch.empty(heads, seq_len, seq_len))
+        self.b1 = nn.Parameter(torch.zeros(heads, seq_len))
+        self.w2 = nn.Parameter(torch.empty(heads, seq_len, seq_len))
+        self.b2 = nn.Parameter(torch.zeros(heads, seq_len))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -72,7 +74,9 @@ class CausalMixerBlock(nn.Module):
         self.token_norm = nn.LayerNorm(d, eps=config.layer_norm_eps)
         self.token_mixing = CausalTokenMixing(config.max_position_embeddings, d, config.token_heads)
         self.channel_norm = nn.LayerNorm(d, eps=config.layer_norm_eps)
-        self.channel_mlp = nn.Sequential(nn.Linear(d, config.intermediate_size), nn.GELU(), nn.Linear(config.intermediate_size, d))
+        self.channel_mlp = nn.Sequential(
+            nn.Linear(d, config.intermediate_size), nn.GELU(), nn.Linear(config.intermediate_size, d)
+        )
 
     def forward(self, x):
         x = x + self.token_mixing(self.token_norm(x))
@@ -115,7 +119,9 @@ class CausalMixerForCausalLM(PreTrainedModel):
         logits = self.lm_head(x)
         loss = None
         if labels is not None:
-            loss = F.cross_entropy(logits[:, :-1].reshape(-1, logits.size(-1)).float(), labels[:, 1:].reshape(-1), ignore_index=-100)
+            loss = F.cross_entropy(
+                logits[:, :-1].reshape(-1, logits.size(-1)).float(), labels[:, 1:].reshape(-1), ignore_index=-100
+            )
         return CausalLMOutput(loss=loss, logits=logits, hidden_states=tuple(hidden) if hidden else None)
 
 AutoConfig.register(CausalMixerConfig.model_type, CausalMixerConfig, exist_ok=True)
@@ -141,24 +147,49 @@ def build_mixer_model(arch: str, vocab_size: int, d_model: int = 128, n_layers: 
     no_ids = dict(bos_token_id=None, eos_token_id=None, pad_token_id=None)
     if arch == "transformer":
         heads = n_heads or max(1, d_model // 16)
-        model = build_model("synthetic-tiny", vocab_size=vocab_size, d_model=d_model, n_layers=n_layers, seq_len=seq_len,
-                            n_heads=heads, d_ff=d_ff, **config)
+        model = build_model(
+            "synthetic-tiny",
+            vocab_size=vocab_size,
+            d_model=d_model,
+            n_layers=n_layers,
+            seq_len=seq_len,
+            n_heads=heads,
+            d_ff=d_ff,
+            **config,
+        )
     elif arch == "mlp_mixer":
-        cfg = _config(CausalMixerConfig, arch, dict(vocab_size=vocab_size, hidden_size=d_model, num_hidden_layers=n_layers,
-                      max_position_embeddings=seq_len, intermediate_size=d_ff, token_heads=n_heads or 1), config)
+        cfg = _config(
+            CausalMixerConfig,
+            arch,
+            dict(
+                vocab_size=vocab_size,
+                hidden_size=d_model,
+                num_hidden_layers=n_layers,
+                max_position_embeddings=seq_len,
+                intermediate_size=d_ff,
+                token_heads=n_heads or 1,
+            ),
+            config,
+        )
         model = CausalMixerForCausalLM(cfg)
     elif arch == "mamba2":
         check(d_ff == 4 * d_model, f"build_mixer_model('mamba2'): Mamba-2 blocks have no MLP, got d_ff={d_ff}")
         expand = config.pop("expand", 2)
         heads = n_heads or max(1, expand * d_model // 32)
-        check(expand * d_model % heads == 0, f"build_mixer_model('mamba2'): expand*d_model={expand * d_model} is not divisible by n_heads={heads}")
+        check(
+            expand * d_model % heads == 0,
+            f"build_mixer_model('mamba2'): expand*d_model={expand * d_model} is not divisible by n_heads={heads}",
+        )
         cfg = _config(Mamba2Config, arch, dict(vocab_size=vocab_size, hidden_size=d_model, num_hidden_layers=n_layers,
                       expand=expand, num_heads=heads, head_dim=expand * d_model // heads, state_size=16, n_groups=1,
                       chunk_size=32, use_cache=False, tie_word_embeddings=False, **no_ids), config)
         model = Mamba2ForCausalLM(cfg)
     elif arch == "gated_deltanet":
         heads = n_heads or max(1, d_model // 32)
-        check(d_model % heads == 0, f"build_mixer_model('gated_deltanet'): d_model={d_model} is not divisible by n_heads={heads}")
+        check(
+            d_model % heads == 0,
+            f"build_mixer_model('gated_deltanet'): d_model={d_model} is not divisible by n_heads={heads}",
+        )
         cfg = _config(Qwen3NextConfig, arch, dict(vocab_size=vocab_size, hidden_size=d_model, intermediate_size=d_ff,
                       num_hidden_layers=n_layers, layer_types=["linear_attention"] * n_layers, num_experts=0,
                       mlp_only_layers=list(range(n_layers)), linear_num_key_heads=heads, linear_num_value_heads=heads,
@@ -168,18 +199,36 @@ def build_mixer_model(arch: str, vocab_size: int, d_model: int = 128, n_layers: 
         model = Qwen3NextForCausalLM(cfg)
     else:  # rwkv
         check(n_heads is None, f"build_mixer_model('rwkv'): RWKV-4 has no heads, got n_heads={n_heads}")
-        cfg = _config(RwkvConfig, arch, dict(vocab_size=vocab_size, context_length=seq_len, hidden_size=d_model,
-                      num_hidden_layers=max(n_layers, 2), attention_hidden_size=d_model, intermediate_size=d_ff,
-                      rescale_every=0, use_cache=False, tie_word_embeddings=False, bos_token_id=None, eos_token_id=None), config)
+        cfg = _config(
+            RwkvConfig,
+            arch,
+            dict(
+                vocab_size=vocab_size,
+                context_length=seq_len,
+                hidden_size=d_model,
+                num_hidden_layers=max(n_layers, 2),
+                attention_hidden_size=d_model,
+                intermediate_size=d_ff,
+                rescale_every=0,
+                use_cache=False,
+                tie_word_embeddings=False,
+                bos_token_id=None,
+                eos_token_id=None,
+            ),
+            config,
+        )
         model = RwkvForCausalLM(cfg)
-        if n_layers == 1:   # transformers' RWKV init divides by n_layers - 1: build 2 layers, keep the first
-            model.rwkv.blocks = nn.ModuleList(list(model.rwkv.blocks)[:1]); model.config.num_hidden_layers = 1
+        if n_layers == 1:  # transformers' RWKV init divides by n_layers - 1: build 2 layers, keep the first
+            model.rwkv.blocks = nn.ModuleList(list(model.rwkv.blocks)[:1])
+            model.config.num_hidden_layers = 1
     model.grok_arch = dict(arch=arch, vocab_size=vocab_size, d_model=d_model, n_layers=n_layers, seq_len=seq_len,
                            n_heads=n_heads, d_ff=d_ff, **config)
     return model
 
 # %% ../nbs/22_mixers.ipynb #0b8dcb58
-def training_throughput(model, seq_len: int, batch_size: int = 32, steps: int = 5, warmup: int = 1, lr: float = 1e-3) -> float:
+def training_throughput(
+    model, seq_len: int, batch_size: int = 32, steps: int = 5, warmup: int = 1, lr: float = 1e-3
+) -> float:
     "Training tokens per second (forward, backward, AdamW step) on random tokens, measured on a copy of `model`."
     m = copy.deepcopy(model).train()
     dev = next(m.parameters()).device
@@ -189,6 +238,8 @@ def training_throughput(model, seq_len: int, batch_size: int = 32, steps: int = 
     for i in range(warmup + steps):
         if i == warmup: t0 = time.perf_counter()
         loss = m(input_ids=x, labels=x).loss
-        loss.backward(); opt.step(); opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
     if dev.type == "cuda": torch.cuda.synchronize()
     return steps * batch_size * seq_len / (time.perf_counter() - t0)

@@ -41,7 +41,8 @@ PRESETS: dict[str, dict] = {
     "gpt-24-1792": dict(family="gpt2", vocab_size=16384, d_model=1792, n_heads=56, n_layers=24, seq_len=64),
     "gpt-tiny":    dict(family="gpt2", vocab_size=1024, d_model=64, n_heads=2, n_layers=2, seq_len=64),
 }
-_ALLOWED = {"family", "vocab_size", "d_model", "d_ff", "n_heads", "n_layers", "seq_len", "head_dim", "dropout", "n_kv_heads"}
+_ALLOWED = {"family", "vocab_size", "d_model", "d_ff", "n_heads", "n_layers", "seq_len", "head_dim", "dropout",
+    "n_kv_heads"}
 
 def _to_config(p: dict):
     "Translate zoo fields to a transformers config."
@@ -49,20 +50,55 @@ def _to_config(p: dict):
     check(d % h == 0 or p.get("head_dim"), f"d_model={d} is not divisible by n_heads={h}")
     common = dict(vocab_size=p["vocab_size"], tie_word_embeddings=False)
     if fam == "llama":
-        return LlamaConfig(hidden_size=d, intermediate_size=p.get("d_ff") or 4 * d, num_attention_heads=h,
-                           num_key_value_heads=p.get("n_kv_heads") or h, num_hidden_layers=p["n_layers"],
-                           max_position_embeddings=p["seq_len"], head_dim=p.get("head_dim") or d // h,
-                           attention_dropout=p.get("dropout", 0.0), bos_token_id=None, eos_token_id=None, pad_token_id=None, **common)
+        return LlamaConfig(
+            hidden_size=d,
+            intermediate_size=p.get("d_ff") or 4 * d,
+            num_attention_heads=h,
+            num_key_value_heads=p.get("n_kv_heads") or h,
+            num_hidden_layers=p["n_layers"],
+            max_position_embeddings=p["seq_len"],
+            head_dim=p.get("head_dim") or d // h,
+            attention_dropout=p.get("dropout", 0.0),
+            bos_token_id=None,
+            eos_token_id=None,
+            pad_token_id=None,
+            **common,
+        )
     if fam == "neox":
-        return GPTNeoXConfig(hidden_size=d, intermediate_size=p.get("d_ff") or 4 * d, num_attention_heads=h,
-                             num_hidden_layers=p["n_layers"], max_position_embeddings=p["seq_len"], rotary_pct=0.25,
-                             partial_rotary_factor=0.25, use_parallel_residual=True, attention_dropout=p.get("dropout", 0.0),
-                             hidden_dropout=p.get("dropout", 0.0), bos_token_id=None, eos_token_id=None, **common)
+        return GPTNeoXConfig(
+            hidden_size=d,
+            intermediate_size=p.get("d_ff") or 4 * d,
+            num_attention_heads=h,
+            num_hidden_layers=p["n_layers"],
+            max_position_embeddings=p["seq_len"],
+            rotary_pct=0.25,
+            partial_rotary_factor=0.25,
+            use_parallel_residual=True,
+            attention_dropout=p.get("dropout", 0.0),
+            hidden_dropout=p.get("dropout", 0.0),
+            bos_token_id=None,
+            eos_token_id=None,
+            **common,
+        )
     if fam == "gpt2":
-        check(not p.get("head_dim") or p["head_dim"] * h == d, f"gpt2 family: head_dim={p.get('head_dim')} must equal d_model/n_heads={d // h}")
+        check(
+            not p.get("head_dim") or p["head_dim"] * h == d,
+            f"gpt2 family: head_dim={p.get('head_dim')} must equal d_model/n_heads={d // h}",
+        )
         dr = p.get("dropout", 0.0)
-        return GPT2Config(n_embd=d, n_inner=p.get("d_ff") or 4 * d, n_head=h, n_layer=p["n_layers"], n_positions=p["seq_len"],
-                          resid_pdrop=dr, embd_pdrop=dr, attn_pdrop=dr, bos_token_id=None, eos_token_id=None, **common)
+        return GPT2Config(
+            n_embd=d,
+            n_inner=p.get("d_ff") or 4 * d,
+            n_head=h,
+            n_layer=p["n_layers"],
+            n_positions=p["seq_len"],
+            resid_pdrop=dr,
+            embd_pdrop=dr,
+            attn_pdrop=dr,
+            bos_token_id=None,
+            eos_token_id=None,
+            **common,
+        )
     raise GrokError(f"unknown model family {fam!r}")
 
 _CLASSES = {"llama": LlamaForCausalLM, "neox": GPTNeoXForCausalLM, "gpt2": GPT2LMHeadModel}
@@ -85,7 +121,11 @@ def build_model(preset: str, vocab_size: int | None = None, tokenizer=None, seed
     `tokenizer`, when given, checks that the vocabulary can hold all of its ids."""
     p = preset_config(preset, vocab_size, **overrides)
     if tokenizer is not None:
-        check(p["vocab_size"] >= len(tokenizer), f"build_model({preset!r}): vocab_size={p['vocab_size']} is smaller than the tokenizer's {len(tokenizer)} tokens")
+        check(
+            p["vocab_size"] >= len(tokenizer),
+            f"build_model({preset!r}): vocab_size={p['vocab_size']} is smaller than the tokenizer's {len(tokenizer)} "
+            "tokens",
+        )
     if seed is not None: torch.manual_seed(seed)
     cfg = _to_config(p)
     cfg._attn_implementation = attn_implementation
@@ -99,7 +139,8 @@ def _embedding_params(model) -> set[int]:
     out = model.get_output_embeddings()
     if out is not None: ids |= {id(p) for p in out.parameters()}
     for name, mod in model.named_modules():
-        if isinstance(mod, torch.nn.Embedding) and name.endswith(("wpe", "embed_positions")): ids |= {id(p) for p in mod.parameters()}
+        if isinstance(mod, torch.nn.Embedding) and name.endswith(("wpe", "embed_positions")):
+            ids |= {id(p) for p in mod.parameters()}
     return ids
 
 def count_params(model, embeddings: bool = True) -> int:
@@ -108,7 +149,8 @@ def count_params(model, embeddings: bool = True) -> int:
     skip = set() if embeddings else _embedding_params(model)
     for p in model.parameters():
         if id(p) in seen or id(p) in skip: continue
-        seen.add(id(p)); n += p.numel()
+        seen.add(id(p))
+        n += p.numel()
     return n
 
 # %% ../nbs/03_models.ipynb #cd83c8f2

@@ -32,9 +32,13 @@ def save_figure(fig, name: str, figures_dir=None, formats=("png", "pdf"), dpi: i
 def seed_curves(ax, xs: list, ys: list, label: str | None = None, color=None):
     """Each seed's curve thin, the mean over seeds (on the common x grid, interpolated) thick.
     `xs`, `ys`: one array per seed."""
-    check(len(xs) == len(ys) and len(xs) > 0, f"seed_curves: need one x and one y array per seed, got {len(xs)} and {len(ys)}")
+    check(
+        len(xs) == len(ys) and len(xs) > 0,
+        f"seed_curves: need one x and one y array per seed, got {len(xs)} and {len(ys)}",
+    )
     line = None
-    for x, y in zip(xs, ys): line, = ax.plot(x, y, lw=0.7, alpha=0.45, color=color if line is None else line.get_color())
+    for x, y in zip(xs, ys):
+        (line,) = ax.plot(x, y, lw=0.7, alpha=0.45, color=color if line is None else line.get_color())
     grid = np.unique(np.concatenate([np.asarray(x, float) for x in xs]))
     mean = np.nanmean([np.interp(grid, x, y, left=np.nan, right=np.nan) for x, y in zip(xs, ys)], 0)
     ax.plot(grid, mean, lw=2, color=line.get_color(), label=label)

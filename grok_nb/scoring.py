@@ -20,7 +20,10 @@ __all__ = ['encode_texts', 'token_logprobs_batched', 'sequence_logprobs', 'minim
 # %% ../nbs/06_scoring.ipynb #5917d52b
 def _bos_id(tokenizer) -> int:
     bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-    check(bos is not None, f"{type(tokenizer).__name__}: prepend_bos=True but the tokenizer has neither a BOS nor an EOS token")
+    check(
+        bos is not None,
+        f"{type(tokenizer).__name__}: prepend_bos=True but the tokenizer has neither a BOS nor an EOS token",
+    )
     return bos
 
 def _model_device(model): return next(model.parameters()).device
@@ -42,26 +45,36 @@ def token_logprobs_batched(model, seqs: list[list[int]], batch_size: int = 64, p
         ids = torch.full((len(idx), L), pad_id, dtype=torch.long)
         att = torch.zeros((len(idx), L), dtype=torch.long)
         for r, i in enumerate(idx):
-            ids[r, :len(seqs[i])] = torch.tensor(seqs[i]); att[r, :len(seqs[i])] = 1
+            ids[r, : len(seqs[i])] = torch.tensor(seqs[i])
+            att[r, : len(seqs[i])] = 1
         logits = model(input_ids=ids.to(dev), attention_mask=att.to(dev)).logits.float()
         lp = F.log_softmax(logits[:, :-1], -1).gather(-1, ids[:, 1:, None].to(dev))[..., 0].cpu()
         for r, i in enumerate(idx): out[i] = lp[r, :len(seqs[i]) - 1].numpy().astype(np.float64)
     return out
 
-def sequence_logprobs(model, tokenizer, texts: Sequence[str], batch_size: int = 64, prepend_bos: bool = True) -> np.ndarray:
+def sequence_logprobs(
+    model, tokenizer, texts: Sequence[str], batch_size: int = 64, prepend_bos: bool = True
+) -> np.ndarray:
     """Summed log-probability of each text's tokens (natural log), batched with right padding.
     With `prepend_bos=False` the first token is not scored (see above)."""
     check(len(texts) > 0, "sequence_logprobs: no texts")
     seqs = encode_texts(tokenizer, texts, prepend_bos)
-    for t, s in zip(texts, seqs): check(len(s) >= (1 if prepend_bos else 2) and len(s) >= 1, f"sequence_logprobs: text {t!r} has too few tokens to score")
+    for t, s in zip(texts, seqs):
+        check(
+            len(s) >= (1 if prepend_bos else 2) and len(s) >= 1,
+            f"sequence_logprobs: text {t!r} has too few tokens to score",
+        )
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    was_training = model.training; model.eval()
+    was_training = model.training
+    model.eval()
     try: lps = token_logprobs_batched(model, seqs, batch_size, pad)
     finally: model.train(was_training)
     return np.array([x.sum() for x in lps])
 
 # %% ../nbs/06_scoring.ipynb #70d5c35e
-def minimal_pair_scores(model, tokenizer, good: Sequence[str], bad: Sequence[str], batch_size: int = 64, prepend_bos: bool = True) -> dict:
+def minimal_pair_scores(
+    model, tokenizer, good: Sequence[str], bad: Sequence[str], batch_size: int = 64, prepend_bos: bool = True
+) -> dict:
     "Per pair: log p(good), log p(bad), margin and correctness; plus the accuracy."
     check(len(good) == len(bad), f"minimal_pair_scores: {len(good)} good vs {len(bad)} bad sentences")
     lp = sequence_logprobs(model, tokenizer, list(good) + list(bad), batch_size, prepend_bos)
@@ -81,7 +94,8 @@ def greedy_continuation(model, prompts: Sequence[Sequence[int]], n_new: int | Se
     `stop_ids`, each continuation ends before its first stop token (and decoding stops once every row has stopped)."""
     n_new = [n_new] * len(prompts) if isinstance(n_new, int) else list(n_new)
     dev, out, stop = _model_device(model), [None] * len(prompts), set(int(s) for s in stop_ids)
-    was_training = model.training; model.eval()
+    was_training = model.training
+    model.eval()
     groups: dict = {}
     for i, p in enumerate(prompts): groups.setdefault((len(p), n_new[i]), []).append(i)
     for (L, n), idx in groups.items():
@@ -102,7 +116,9 @@ def greedy_continuation(model, prompts: Sequence[Sequence[int]], n_new: int | Se
     model.train(was_training)
     return out
 
-def greedy_match(model, prompts: Sequence[Sequence[int]], targets: Sequence[Sequence[int]], batch_size: int = 64) -> np.ndarray:
+def greedy_match(
+    model, prompts: Sequence[Sequence[int]], targets: Sequence[Sequence[int]], batch_size: int = 64
+) -> np.ndarray:
     "Per prompt: does the greedy continuation equal the target token ids exactly?"
     check(len(prompts) == len(targets), f"greedy_match: {len(prompts)} prompts vs {len(targets)} targets")
     check(all(len(t) >= 1 for t in targets), "greedy_match: empty target")
@@ -122,11 +138,14 @@ def score_checkpoints(run_dir, fn: Callable, key: str, steps: Sequence[int] | No
     check("/" not in key and key, f"score_checkpoints: key must be a non-empty name without '/', got {key!r}")
     out = {}
     for s in tqdm(steps, disable=not progress, desc=f"score {key}", leave=False):
-        ck = rd.checkpoint(s); cache = ck/"scores"/f"{key}.json"
+        ck = rd.checkpoint(s)
+        cache = ck / "scores" / f"{key}.json"
         sha = load_state(ck)["weights_sha256"]
         if cache.exists():
             c = load_json(cache)
-            if c.get("weights_sha256") == sha: out[s] = c["result"]; continue
+            if c.get("weights_sha256") == sha:
+                out[s] = c["result"]
+                continue
         model = (load or load_checkpoint)(ck)
         model.eval()
         with torch.no_grad(): res = fn(model, s)

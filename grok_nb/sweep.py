@@ -45,8 +45,10 @@ def study_defaults(study: str) -> dict:
     check(len(spec) > 0, f"{study_notebook(study)}: no cell tagged 'parameters'")
     out = {}
     for name, p in spec.items():
-        try: out[name] = ast.literal_eval(p["default"])
-        except (ValueError, SyntaxError): raise GrokError(f"{study_notebook(study)}: parameter {name!r} default {p['default']!r} is not a literal")
+        try:
+            out[name] = ast.literal_eval(p["default"])
+        except (ValueError, SyntaxError):
+            raise GrokError(f"{study_notebook(study)}: parameter {name!r} default {p['default']!r} is not a literal")
     return out
 
 def _type_ok(default, value) -> bool:
@@ -62,9 +64,16 @@ def resolve_params(study: str, params: dict, defaults: dict | None = None) -> di
     defaults = study_defaults(study) if defaults is None else defaults
     for k, v in params.items():
         check(k != "run_dir", f"study {study!r}: 'run_dir' is set by the sweep, not a parameter")
-        check(k in defaults, f"study {study!r}: unknown parameter {k!r}; known: {', '.join(sorted(k for k in defaults if k != 'run_dir'))}")
-        check(_type_ok(defaults[k], v), f"study {study!r}: parameter {k!r} must be of type {type(defaults[k]).__name__} "
-              f"(default {defaults[k]!r}), got {type(v).__name__} {v!r}")
+        check(
+            k in defaults,
+            f"study {study!r}: unknown parameter {k!r}; known: "
+            f"{', '.join(sorted(k for k in defaults if k != 'run_dir'))}",
+        )
+        check(
+            _type_ok(defaults[k], v),
+            f"study {study!r}: parameter {k!r} must be of type {type(defaults[k]).__name__} "
+            f"(default {defaults[k]!r}), got {type(v).__name__} {v!r}",
+        )
     return {**{k: v for k, v in defaults.items() if k != "run_dir"}, **params}
 
 # %% ../nbs/90_sweep.ipynb #f857b3da
@@ -81,8 +90,11 @@ def _try_lock(path: Path):
     path.mkdir(parents=True, exist_ok=True)
     fd = os.open(path/".lock", os.O_CREAT | os.O_RDWR, 0o644)
     try:
-        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); got = True
-        except BlockingIOError: got = False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            got = True
+        except BlockingIOError:
+            got = False
         yield got
     finally: os.close(fd)
 
@@ -94,18 +106,34 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
     with _try_lock(path) as got:
         if not got: return {"run_id": path.name, "status": "locked", "path": str(path)}
         st = run_status(path)
-        if st == "finished" or (st == "failed" and not retry_failed): return {"run_id": path.name, "status": st, "path": str(path), "skipped": True}
+        if st == "finished" or (st == "failed" and not retry_failed):
+            return {"run_id": path.name, "status": st, "path": str(path), "skipped": True}
         save_json({"status": "running", "pid": os.getpid(), "started": time.time(), "params": full}, path/"status.json")
         t0 = time.time()
         try:
-            papermill.execute_notebook(str(study_notebook(study)), str(path/"run.ipynb"), parameters={**full, "run_dir": str(path)},
-                                       cwd=str(studies_dir()), kernel_name="python3", progress_bar=False, log_output=log_output)
-            check((path/"results.json").exists(), f"{study_notebook(study)} finished without writing {path/'results.json'}")
+            papermill.execute_notebook(
+                str(study_notebook(study)),
+                str(path / "run.ipynb"),
+                parameters={**full, "run_dir": str(path)},
+                cwd=str(studies_dir()),
+                kernel_name="python3",
+                progress_bar=False,
+                log_output=log_output,
+            )
+            check(
+                (path / "results.json").exists(),
+                f"{study_notebook(study)} finished without writing {path / 'results.json'}",
+            )
             rec = {"status": "finished", "seconds": time.time() - t0}
         except Exception as e:
             cell = getattr(e, "source", None)
-            rec = {"status": "failed", "seconds": time.time() - t0, "error": f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', str(e))}"[:2000],
-                   "cell": (cell or "")[:2000], "exec_count": getattr(e, "exec_count", None)}
+            rec = {
+                "status": "failed",
+                "seconds": time.time() - t0,
+                "error": f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', str(e))}"[:2000],
+                "cell": (cell or "")[:2000],
+                "exec_count": getattr(e, "exec_count", None),
+            }
         save_json({**rec, "params": full}, path/"status.json")
         return {"run_id": path.name, "path": str(path), **rec}
 
@@ -116,22 +144,45 @@ def _set_threads(n: int | None):
         for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"): os.environ[k] = str(n)
 
 def _threads(workers: int, threads: int | None) -> int | None:
-    "Threads per worker: `threads`, or the cores divided among the workers (two 1-thread workers beat one 2-thread run)."
+    """Threads per worker: `threads`, or the cores divided among the workers (two 1-thread workers beat one 2-thread
+    run)."""
     return threads if threads else (max(1, (os.cpu_count() or 1) // workers) if workers > 1 else None)
 
-def _run_jobs(jobs: list[tuple[str, dict]], workers: int, threads: int | None, runs_dir, retry_failed: bool, desc: str, progress: bool) -> list[dict]:
+def _run_jobs(
+    jobs: list[tuple[str, dict]],
+    workers: int,
+    threads: int | None,
+    runs_dir,
+    retry_failed: bool,
+    desc: str,
+    progress: bool,
+) -> list[dict]:
     "Run `(study, params)` jobs in order, in this process (`workers == 1`) or a process pool; records in job order."
     if workers <= 1:
-        return [{"study": st, **run_study(st, p, runs_dir, retry_failed)} for st, p in tqdm(jobs, desc=desc, disable=not progress)]
+        return [
+            {"study": st, **run_study(st, p, runs_dir, retry_failed)}
+            for st, p in tqdm(jobs, desc=desc, disable=not progress)
+        ]
     from concurrent.futures import ProcessPoolExecutor, as_completed
     out = [None] * len(jobs)
     with ProcessPoolExecutor(workers, initializer=_set_threads, initargs=(_threads(workers, threads),)) as ex:
         futs = {ex.submit(run_study, st, p, runs_dir, retry_failed): i for i, (st, p) in enumerate(jobs)}
-        for f in tqdm(as_completed(futs), total=len(futs), desc=desc, disable=not progress): out[futs[f]] = {"study": jobs[futs[f]][0], **f.result()}
+        for f in tqdm(as_completed(futs), total=len(futs), desc=desc, disable=not progress):
+            out[futs[f]] = {"study": jobs[futs[f]][0], **f.result()}
     return out
 
-def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 1, retry_failed: bool = False, runs_dir=None,
-          progress: bool = True, slurm: dict | None = None, cluster: str | None = None, threads: int | None = None) -> pd.DataFrame:
+def sweep(
+    study: str,
+    runs: list[dict],
+    executor: str = "local",
+    workers: int = 1,
+    retry_failed: bool = False,
+    runs_dir=None,
+    progress: bool = True,
+    slurm: dict | None = None,
+    cluster: str | None = None,
+    threads: int | None = None,
+) -> pd.DataFrame:
     """Run every parameter set of `runs` (see `grid`); returns one row per run with its status.
     With `workers > 1` each worker's kernels get `threads` threads (default: the cores divided among the workers)."""
     check(executor in ("local", "submitit"), f"sweep: executor must be 'local' or 'submitit', got {executor!r}")
@@ -139,15 +190,27 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
     defaults = study_defaults(study)
     for p in runs: resolve_params(study, p, defaults)                      # refuse bad parameters before any run starts
     if executor == "local":
-        results = [{k: v for k, v in r.items() if k != "study"}
-                   for r in _run_jobs([(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress)]
+        results = [
+            {k: v for k, v in r.items() if k != "study"}
+            for r in _run_jobs(
+                [(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress
+            )
+        ]
     else:
         import submitit
         folder = Path(runs_dir or RUNS_DIR) / "_submitit"
         ex = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
         sl = {"timeout_min": 60, **(slurm or {})}
-        ex.update_parameters(**({k: v for k, v in sl.items() if k in ("timeout_min", "gpus_per_node", "cpus_per_task", "nodes", "tasks_per_node")}),
-                             **{f"slurm_{k}": v for k, v in sl.items() if k in ("partition", "account", "qos", "constraint")})
+        ex.update_parameters(
+            **(
+                {
+                    k: v
+                    for k, v in sl.items()
+                    if k in ("timeout_min", "gpus_per_node", "cpus_per_task", "nodes", "tasks_per_node")
+                }
+            ),
+            **{f"slurm_{k}": v for k, v in sl.items() if k in ("partition", "account", "qos", "constraint")},
+        )
         jobs = ex.map_array(run_study, [study] * len(runs), runs, [runs_dir] * len(runs), [retry_failed] * len(runs))
         results = [j.result() for j in tqdm(jobs, desc=f"sweep {study} ({ex.cluster})", disable=not progress)]
     df = pd.DataFrame(results)
@@ -162,7 +225,9 @@ def load_runs(study: str, runs_dir=None) -> pd.DataFrame:
     for d in sorted(root.glob("*")) if root.exists() else []:
         if not d.is_dir() or d.name.startswith("_"): continue
         st = load_json(d/"status.json") if (d/"status.json").exists() else {}
-        params = st.get("params") or (load_json(d/"params.json").get("params", {}) if (d/"params.json").exists() else {})
+        params = st.get("params") or (
+            load_json(d / "params.json").get("params", {}) if (d / "params.json").exists() else {}
+        )
         row = {"run_id": d.name, "status": run_status(d), "path": str(d), **{f"p_{k}": v for k, v in params.items()}}
         if (d/"results.json").exists():
             flat = pd.json_normalize(load_json(d/"results.json"), sep=".").iloc[0].to_dict()
@@ -172,19 +237,30 @@ def load_runs(study: str, runs_dir=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../nbs/90_sweep.ipynb #e7157daa
-def run_plan(jobs: list[tuple[str, dict]], workers: int = 1, runs_dir=None, retry_failed: bool = False, threads: int | None = None,
-             progress: bool = True) -> pd.DataFrame:
-    "Run `(study, params)` jobs of several studies (in order) through one pool; one row per job with its study and status."
+def run_plan(
+    jobs: list[tuple[str, dict]],
+    workers: int = 1,
+    runs_dir=None,
+    retry_failed: bool = False,
+    threads: int | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run `(study, params)` jobs of several studies (in order) through one pool; one row per job with its study and
+    status."""
     check(isinstance(workers, int) and workers >= 1, f"run_plan: workers must be an integer >= 1, got {workers!r}")
     defaults = {}
     for i, job in enumerate(jobs):
-        check(isinstance(job, (tuple, list)) and len(job) == 2 and isinstance(job[1], dict), f"run_plan: job {i} must be (study, params dict), got {job!r}")
+        check(
+            isinstance(job, (tuple, list)) and len(job) == 2 and isinstance(job[1], dict),
+            f"run_plan: job {i} must be (study, params dict), got {job!r}",
+        )
         st, p = job
         if st not in defaults: defaults[st] = study_defaults(st)
         resolve_params(st, p, defaults[st])
     df = pd.DataFrame(_run_jobs([tuple(j) for j in jobs], workers, threads, runs_dir, retry_failed, "runs", progress))
     if progress and len(df):
-        for st, g in df.groupby("study", sort=False): print(f"{st}: " + ", ".join(f"{k} {v}" for k, v in g["status"].value_counts().items()))
+        for st, g in df.groupby("study", sort=False):
+            print(f"{st}: " + ", ".join(f"{k} {v}" for k, v in g["status"].value_counts().items()))
     return df
 
 # %% ../nbs/90_sweep.ipynb #388667b8
@@ -192,16 +268,27 @@ def _write_toy_study(folder: Path) -> Path:
     "A minimal study notebook for tests: squares `x`, fails when `fail` is true, records its kernel's OMP_NUM_THREADS."
     import nbformat
     nb = nbformat.v4.new_notebook()
-    p = nbformat.v4.new_code_cell("x = 2\nfail = False\nrun_dir = None"); p.metadata["tags"] = ["parameters"]
-    body = nbformat.v4.new_code_cell("from grok_nb.core import save_json\nif fail: raise RuntimeError(f'asked to fail at x={x}')\n"
-                                     "import os\nsave_json({'y': x * x, 'omp': os.environ.get('OMP_NUM_THREADS')}, run_dir + '/results.json')")
-    nb.cells = [p, body]; nb.metadata["kernelspec"] = {"name": "python3", "display_name": "python3", "language": "python"}
-    folder.mkdir(parents=True, exist_ok=True); nbformat.write(nb, folder/"toy.ipynb")
+    p = nbformat.v4.new_code_cell("x = 2\nfail = False\nrun_dir = None")
+    p.metadata["tags"] = ["parameters"]
+    body = nbformat.v4.new_code_cell(
+        "from grok_nb.core import save_json\nif fail: raise RuntimeError(f'asked to fail at x={x}')\n"
+        "import os\nsave_json({'y': x * x, 'omp': os.environ.get('OMP_NUM_THREADS')}, "
+        "run_dir + '/results.json')"
+    )
+    nb.cells = [p, body]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "python3", "language": "python"}
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / "toy.ipynb")
     return folder/"toy.ipynb"
 
 # %% ../nbs/90_sweep.ipynb #fd0ff598
-EMERGENCE_DEMO = dict(sizes=["pythia-micro", "pythia-tiny"], seeds=[0, 1, 2], steps=2400, checkpoint_every=100,
-                      tasks={"ioi": {}, "string_repetition": {}, "pattern_completion": {"period": 2}, "in_context_repetition": {}})
+EMERGENCE_DEMO = dict(
+    sizes=["pythia-micro", "pythia-tiny"],
+    seeds=[0, 1, 2],
+    steps=2400,
+    checkpoint_every=100,
+    tasks={"ioi": {}, "string_repetition": {}, "pattern_completion": {"period": 2}, "in_context_repetition": {}},
+)
 COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20)
 
 def demo_jobs() -> list[tuple[str, dict]]:
@@ -210,13 +297,23 @@ def demo_jobs() -> list[tuple[str, dict]]:
     grok = [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10)]
     D = dict(seed=0, **COMPARTMENTS_DEMO)
     B = dict(case="bio_qa", corpus="joint", seed=0, steps=500, n_people=100, lr=0.003, batch_size=32, eval_every=100)
-    comp = [("compartments", p) for p in grid({**D, "c": 2, "init": "duplicate"}, c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)
-            + [{**D, "c": 2, "infonce_weight": 0.1}, {**D, "c": 2, "translation_fraction": 0.6},        # interventions
-               {**D, "case": "bilingual", "tokenizer": "shared", "c": 1}, {**D, "case": "bilingual", "tokenizer": "disjoint", "c": 2},
-               {**B, "c": 1}, {**B, "c": 2}]]                                                          # case studies
+    comp = [
+        ("compartments", p)
+        for p in grid({**D, "c": 2, "init": "duplicate"}, c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)
+        + [
+            {**D, "c": 2, "infonce_weight": 0.1},
+            {**D, "c": 2, "translation_fraction": 0.6},  # interventions
+            {**D, "case": "bilingual", "tokenizer": "shared", "c": 1},
+            {**D, "case": "bilingual", "tokenizer": "disjoint", "c": 2},
+            {**B, "c": 1},
+            {**B, "c": 2},
+        ]
+    ]                                                          # case studies
     sparse = [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=4)          # the defaults (4 heads)
-              + grid(seed=[0, 1, 2], S=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])     # heads; plateau vs S, with and without bias
-              + grid(seed=[0, 1, 2], arch="mlp_mixer")                                   # vs the transformer at the defaults
+              # heads; plateau vs S, with and without bias
+              + grid(seed=[0, 1, 2], S=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])
+              # vs the transformer at the defaults
+              + grid(seed=[0, 1, 2], arch="mlp_mixer")
               + grid(seed=[0, 1, 2], task="cellular_automaton", arch=["transformer", "mlp_mixer"])
               + grid(seed=[0, 1, 2], pretrain="nca")]                                    # vs scratch at the defaults
     last = [("emergence", {**EMERGENCE_DEMO, "patch_span": 4})]
@@ -231,27 +328,45 @@ def save_summary(study: str, lines: list[str], runs_dir=None) -> Path:
 def run_reports(runs_dir=None, figures_dir=None) -> list[str]:
     "Execute every notebook in nbs/reports with papermill (cwd nbs/reports); returns the ones that failed."
     import papermill
-    rep = PROJECT_ROOT / "nbs" / "reports"; failed = []
-    out = Path(runs_dir or RUNS_DIR) / "_reports"; out.mkdir(parents=True, exist_ok=True)
+
+    rep = PROJECT_ROOT / "nbs" / "reports"
+    failed = []
+    out = Path(runs_dir or RUNS_DIR) / "_reports"
+    out.mkdir(parents=True, exist_ok=True)
     for nb in sorted(rep.glob("*.ipynb")):
         try:
-            papermill.execute_notebook(str(nb), str(out/nb.name), cwd=str(rep), kernel_name="python3", progress_bar=False,
-                                       parameters={"runs_dir": str(Path(runs_dir or RUNS_DIR)), "figures_dir": str(Path(figures_dir or PROJECT_ROOT/"figures"))})
+            papermill.execute_notebook(
+                str(nb),
+                str(out / nb.name),
+                cwd=str(rep),
+                kernel_name="python3",
+                progress_bar=False,
+                parameters={
+                    "runs_dir": str(Path(runs_dir or RUNS_DIR)),
+                    "figures_dir": str(Path(figures_dir or PROJECT_ROOT / "figures")),
+                },
+            )
         except Exception as e:
-            failed.append(nb.name); print(f"report {nb.name} failed: {getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}")
+            failed.append(nb.name)
+            print(f"report {nb.name} failed: {getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}")
     return failed
 
 def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=None) -> int:
     "Run the demo jobs through one pool, the reports, and print each report's summary of headline numbers."
-    t0 = time.time(); jobs = demo_jobs() if jobs is None else jobs
+    t0 = time.time()
+    jobs = demo_jobs() if jobs is None else jobs
     missing = sorted({st for st, _ in jobs if not (studies_dir()/f"{st}.ipynb").exists()})
     for st in missing: print(f"[demo] study {st}: notebook not present, skipped")
     df = run_plan([j for j in jobs if j[0] not in missing], workers=workers, runs_dir=runs_dir)
     bad = int((df["status"] == "failed").sum()) if len(df) else 0
-    for r in df[df.status == "failed"].itertuples() if bad else []: print(f"[demo] FAILED {r.study} {r.run_id}: {getattr(r, 'error', '')}")
+    for r in df[df.status == "failed"].itertuples() if bad else []:
+        print(f"[demo] FAILED {r.study} {r.run_id}: {getattr(r, 'error', '')}")
     t_runs = time.time() - t0
     failed_reports = run_reports(runs_dir, figures_dir)
-    print(f"\n[demo] runs {t_runs:.0f} s, reports {time.time() - t0 - t_runs:.0f} s; {bad} failed runs, {len(failed_reports)} failed reports")
+    print(
+        f"\n[demo] runs {t_runs:.0f} s, reports {time.time() - t0 - t_runs:.0f} s; {bad} failed runs, "
+        f"{len(failed_reports)} failed reports"
+    )
     for study in dict.fromkeys(st for st, _ in jobs):
         f = Path(runs_dir or RUNS_DIR) / "_reports" / f"{study}_summary.txt"
         print(f"\n[demo] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
@@ -269,31 +384,58 @@ def parse_params(items: list[str], sweep_values: bool = False) -> dict:
     for it in items or []:
         check("=" in it, f"parameter {it!r} must look like key=value")
         k, v = it.split("=", 1)
-        if sweep_values and not v.strip().startswith(("[", "(")) and "," in v: out[k] = [_parse_value(x) for x in v.split(",")]
+        if sweep_values and not v.strip().startswith(("[", "(")) and "," in v:
+            out[k] = [_parse_value(x) for x in v.split(",")]
         else: out[k] = [_parse_value(v)] if sweep_values else _parse_value(v)
     return out
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="grok-nb", description="Run grok_nb study notebooks and sweeps.")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run"); r.add_argument("study"); r.add_argument("-p", "--param", action="append", default=[])
-    s = sub.add_parser("sweep"); s.add_argument("study"); s.add_argument("-p", "--param", action="append", default=[])
+    r = sub.add_parser("run")
+    r.add_argument("study")
+    r.add_argument("-p", "--param", action="append", default=[])
+    s = sub.add_parser("sweep")
+    s.add_argument("study")
+    s.add_argument("-p", "--param", action="append", default=[])
     for x in (r, s):
-        x.add_argument("--runs-dir", default=None); x.add_argument("--retry-failed", action="store_true")
-    s.add_argument("--executor", default="local", choices=["local", "submitit"]); s.add_argument("--workers", type=int, default=1)
+        x.add_argument("--runs-dir", default=None)
+        x.add_argument("--retry-failed", action="store_true")
+    s.add_argument("--executor", default="local", choices=["local", "submitit"])
+    s.add_argument("--workers", type=int, default=1)
     s.add_argument("--threads", type=int, default=None, help="threads per local worker (default: cores / workers)")
-    s.add_argument("--partition", default=None); s.add_argument("--gpus", type=int, default=None); s.add_argument("--time", type=int, default=60)
-    d = sub.add_parser("demo"); d.add_argument("--runs-dir", default=None); d.add_argument("--workers", type=int, default=2)
+    s.add_argument("--partition", default=None)
+    s.add_argument("--gpus", type=int, default=None)
+    s.add_argument("--time", type=int, default=60)
+    d = sub.add_parser("demo")
+    d.add_argument("--runs-dir", default=None)
+    d.add_argument("--workers", type=int, default=2)
     a = ap.parse_args(argv)
     try:
         if a.cmd == "run":
             rec = run_study(a.study, parse_params(a.param), a.runs_dir, a.retry_failed, log_output=True)
-            print(json.dumps(rec, indent=1)); return 0 if rec["status"] in ("finished",) else 1
+            print(json.dumps(rec, indent=1))
+            return 0 if rec["status"] in ("finished",) else 1
         if a.cmd == "sweep":
-            slurm = {"timeout_min": a.time, **({"partition": a.partition} if a.partition else {}), **({"gpus_per_node": a.gpus} if a.gpus else {})}
-            df = sweep(a.study, grid(**parse_params(a.param, sweep_values=True)), a.executor, a.workers, a.retry_failed, a.runs_dir, slurm=slurm, threads=a.threads)
-            print(df[["run_id", "status"]].to_string(index=False)); return int((df["status"] == "failed").any())
+            slurm = {
+                "timeout_min": a.time,
+                **({"partition": a.partition} if a.partition else {}),
+                **({"gpus_per_node": a.gpus} if a.gpus else {}),
+            }
+            df = sweep(
+                a.study,
+                grid(**parse_params(a.param, sweep_values=True)),
+                a.executor,
+                a.workers,
+                a.retry_failed,
+                a.runs_dir,
+                slurm=slurm,
+                threads=a.threads,
+            )
+            print(df[["run_id", "status"]].to_string(index=False))
+            return int((df["status"] == "failed").any())
         if a.cmd == "demo":
             return demo(a.runs_dir, workers=a.workers)
     except GrokError as e:
-        print(f"grok-nb: error: {e}", file=sys.stderr); return 2
+        print(f"grok-nb: error: {e}", file=sys.stderr)
+        return 2

@@ -21,11 +21,13 @@ def step_generator(seed: int, step: int, salt: int = _BATCH_SALT) -> torch.Gener
     "A CPU `torch.Generator` seeded from `(seed, step, salt)`: the batch at `step` can be regenerated at any time."
     check(int(seed) >= 0 and int(step) >= 0, f"seed and step must be non-negative, got seed={seed!r}, step={step!r}")
     state = np.random.SeedSequence([int(seed), int(step), int(salt)]).generate_state(2, dtype=np.uint32)
-    g = torch.Generator(); g.manual_seed(int(state[0]) << 31 ^ int(state[1]))
+    g = torch.Generator()
+    g.manual_seed(int(state[0]) << 31 ^ int(state[1]))
     return g
 
 def task_fingerprint(name: str, params: dict, *tensors: torch.Tensor) -> str:
-    "16 hex digits identifying a batch source (its parameters and defining tensors); `train` refuses to resume across a change."
+    """16 hex digits identifying a batch source (its parameters and defining tensors); `train` refuses to resume across
+    a change."""
     h = hashlib.sha256(f"{name}|{sorted(params.items())}".encode())
     for t in tensors: h.update(t.detach().cpu().contiguous().numpy().tobytes())
     return h.hexdigest()[:16]
@@ -36,7 +38,9 @@ def trajectory_layout(S: int, T: int, blind: bool, sep: int, placeholder: int) -
     check(T >= 2, f"trajectory length T must be >= 2 (x_0 and at least one predicted state), got T={T}")
     template, state_pos, target_pos = [], torch.full((T, S), -1), torch.full((T, S), -1)
     def cells(fill):
-        start = len(template); template.extend([fill] * S); return torch.arange(start, start + S)
+        start = len(template)
+        template.extend([fill] * S)
+        return torch.arange(start, start + S)
     state_pos[0] = cells(-1)
     for t in range(1, T):
         template.append(sep)
@@ -45,21 +49,32 @@ def trajectory_layout(S: int, T: int, blind: bool, sep: int, placeholder: int) -
             continue
         target_pos[t] = cells(placeholder)
         if t < T - 1:
-            template.append(sep); state_pos[t] = cells(-1)
+            template.append(sep)
+            state_pos[t] = cells(-1)
     return dict(template=torch.tensor(template), state_pos=state_pos, target_pos=target_pos, length=len(template))
 
 # %% ../nbs/21_synthetic.ipynb #ca0c53f8
 class TrajectoryTask:
     "Base class: a deterministic batch source of trajectories `x_0 .. x_{T-1}` with a known attention pattern."
-    sep: int; placeholder: int; vocab_size: int; plateau_level: float
-    shared_keys = ("attn_target",)   # one [L, L] pattern for the whole batch: the training loop must not split it by rows
+
+    sep: int
+    placeholder: int
+    vocab_size: int
+    plateau_level: float
+    # one [L, L] pattern for the whole batch: the training loop must not split it by rows
+    shared_keys = ("attn_target",)
 
     def _setup(self, S, T, blind, batch_size, seed):
         check(batch_size >= 1, f"batch_size must be >= 1, got {batch_size}")
         check(seed >= 0, f"seed must be >= 0, got {seed}")
         self.S, self.T, self.blind, self.batch_size, self.seed = S, T, blind, batch_size, seed
         lay = trajectory_layout(S, T, blind, self.sep, self.placeholder)
-        self.template, self.state_pos, self.target_pos, self.seq_len = lay["template"], lay["state_pos"], lay["target_pos"], lay["length"]
+        self.template, self.state_pos, self.target_pos, self.seq_len = (
+            lay["template"],
+            lay["state_pos"],
+            lay["target_pos"],
+            lay["length"],
+        )
         self.attn_target = self._attention_target()
 
     def dependencies(self) -> list[list[int]]:
@@ -83,7 +98,10 @@ class TrajectoryTask:
     def encode(self, states: torch.Tensor) -> dict:
         "States `[B, T, S]` -> `dict(input_ids, labels, attn_target)` in this task's layout."
         B = states.shape[0]
-        check(tuple(states.shape[1:]) == (self.T, self.S), f"states must have shape [B, {self.T}, {self.S}], got {tuple(states.shape)}")
+        check(
+            tuple(states.shape[1:]) == (self.T, self.S),
+            f"states must have shape [B, {self.T}, {self.S}], got {tuple(states.shape)}",
+        )
         ids = self.template.expand(B, -1).clone()
         labels = torch.full_like(ids, -100)
         for t in range(self.T):
@@ -114,11 +132,16 @@ class SparseLinearMap(TrajectoryTask):
             A = torch.zeros(S, S, dtype=torch.long)
             for i in range(S): A[i, torch.randperm(S, generator=g)[:s]] = 1
         A = torch.as_tensor(A, dtype=torch.long)
-        check(tuple(A.shape) == (S, S) and bool(((A == 0) | (A == 1)).all()), f"A must be a 0/1 matrix of shape ({S}, {S}), got shape {tuple(A.shape)}")
+        check(
+            tuple(A.shape) == (S, S) and bool(((A == 0) | (A == 1)).all()),
+            f"A must be a 0/1 matrix of shape ({S}, {S}), got shape {tuple(A.shape)}",
+        )
         check(bool((A.sum(1) == s).all()), f"every row of A must have s={s} ones, got row sums {A.sum(1).tolist()}")
         self.A = A
         self._setup(S, T, blind, batch_size, seed)
-        self.fingerprint = task_fingerprint("SparseLinearMap", dict(S=S, s=s, T=T, blind=blind, batch_size=batch_size, seed=seed), A)
+        self.fingerprint = task_fingerprint(
+            "SparseLinearMap", dict(S=S, s=s, T=T, blind=blind, batch_size=batch_size, seed=seed), A
+        )
 
     def dependencies(self): return [torch.nonzero(row).flatten().tolist() for row in self.A]
 
@@ -132,7 +155,8 @@ class SparseLinearMap(TrajectoryTask):
         g = step_generator(self.seed, step)
         return self.trajectory(torch.randint(0, 2, (self.batch_size, self.S), generator=g))
 
-    def __repr__(self): return f"SparseLinearMap(S={self.S}, s={self.s}, T={self.T}, blind={self.blind}, seq_len={self.seq_len})"
+    def __repr__(self):
+        return f"SparseLinearMap(S={self.S}, s={self.s}, T={self.T}, blind={self.blind}, seq_len={self.seq_len})"
 
 # %% ../nbs/21_synthetic.ipynb #2152b572
 def elementary_rule(number: int) -> torch.Tensor:
@@ -157,9 +181,22 @@ class CellularAutomaton(TrajectoryTask):
         self.rules = self._make_rules(n_rules, rules)                     # [N, C**W] next colours
         self.n_rules = len(self.rules)
         self._setup(S, T, blind, batch_size, seed)
-        self.fingerprint = task_fingerprint(type(self).__name__, dict(S=S, C=C, W=W, T=T, periodic=periodic, blind=blind,
-                                            batch_size=batch_size, seed=seed, temperature=getattr(self, "temperature", 0.0)),
-                                            self.rules, getattr(self, "logits", torch.zeros(0)))
+        self.fingerprint = task_fingerprint(
+            type(self).__name__,
+            dict(
+                S=S,
+                C=C,
+                W=W,
+                T=T,
+                periodic=periodic,
+                blind=blind,
+                batch_size=batch_size,
+                seed=seed,
+                temperature=getattr(self, "temperature", 0.0),
+            ),
+            self.rules,
+            getattr(self, "logits", torch.zeros(0)),
+        )
 
     def _make_rules(self, n_rules, rules):
         C, W = self.C, self.W
@@ -170,7 +207,10 @@ class CellularAutomaton(TrajectoryTask):
             return torch.stack(rules)
         n_tables = C ** (C ** W) if C ** W <= 64 else None
         check(isinstance(n_rules, int) and n_rules >= 1, f"n_rules must be an int >= 1, got n_rules={n_rules!r}")
-        check(n_tables is None or n_rules <= n_tables, f"n_rules={n_rules} exceeds the {n_tables} distinct rules for C={C}, W={W}")
+        check(
+            n_tables is None or n_rules <= n_tables,
+            f"n_rules={n_rules} exceeds the {n_tables} distinct rules for C={C}, W={W}",
+        )
         g = step_generator(self.task_seed, 0, _TASK_SALT)
         if n_tables is not None and n_tables <= 2 ** 24:           # enumerate: distinct rules
             idx = torch.randperm(n_tables, generator=g)[:n_rules]
@@ -195,10 +235,14 @@ class CellularAutomaton(TrajectoryTask):
         "One update of every cell: `x [B, S]`, `rule_ids [B]` -> `[B, S]`."
         return torch.gather(self.rules[rule_ids], 1, self.window_index(x))
 
-    def trajectory(self, x0: torch.Tensor, rule_ids: torch.Tensor | None = None, g: torch.Generator | None = None) -> torch.Tensor:
+    def trajectory(
+        self, x0: torch.Tensor, rule_ids: torch.Tensor | None = None, g: torch.Generator | None = None
+    ) -> torch.Tensor:
         "Roll `x0 [B, S]` forward under the given rules (default: rule 0): states `[B, T, S]`."
         x0 = torch.as_tensor(x0, dtype=torch.long)
-        rule_ids = torch.zeros(len(x0), dtype=torch.long) if rule_ids is None else torch.as_tensor(rule_ids, dtype=torch.long)
+        rule_ids = (
+            torch.zeros(len(x0), dtype=torch.long) if rule_ids is None else torch.as_tensor(rule_ids, dtype=torch.long)
+        )
         xs = [x0]
         for _ in range(self.T - 1): xs.append(self.step_states(xs[-1], rule_ids, g))
         return torch.stack(xs, 1)
@@ -257,7 +301,8 @@ class NeuralCA(CellularAutomaton):
 # %% ../nbs/21_synthetic.ipynb #30012217
 def dyck_attn_target(tokens, k: int) -> torch.Tensor:
     "Reference ground truth for one Dyck sequence: `[L, L]`, row q one-hot on the innermost open bracket after token q."
-    tokens = [int(t) for t in tokens]; L = len(tokens)
+    tokens = [int(t) for t in tokens]
+    L = len(tokens)
     target, stack = torch.zeros(L, L), []
     for q, tok in enumerate(tokens):
         if tok < k: stack.append((tok, q))
@@ -270,21 +315,30 @@ def dyck_attn_target(tokens, k: int) -> torch.Tensor:
 class Dyck:
     "Batch source of Dyck-k prefixes of length L with nesting depth <= max_depth."
     plateau_level = None
-    def __init__(self, k: int = 2, max_depth: int = 8, L: int = 64, batch_size: int = 64, seed: int = 0, p_open: float = 0.5):
+
+    def __init__(
+        self, k: int = 2, max_depth: int = 8, L: int = 64, batch_size: int = 64, seed: int = 0, p_open: float = 0.5
+    ):
         check(isinstance(k, int) and k >= 1, f"k (bracket types) must be an int >= 1, got k={k!r}")
-        check(isinstance(max_depth, int) and max_depth >= 1, f"max_depth must be an int >= 1, got max_depth={max_depth!r}")
+        check(
+            isinstance(max_depth, int) and max_depth >= 1, f"max_depth must be an int >= 1, got max_depth={max_depth!r}"
+        )
         check(isinstance(L, int) and L >= 2, f"L (sequence length) must be an int >= 2, got L={L!r}")
         check(0 < p_open < 1, f"p_open must be in (0, 1), got p_open={p_open}")
-        self.k, self.max_depth, self.L, self.seq_len, self.batch_size, self.seed, self.p_open = k, max_depth, L, L, batch_size, seed, p_open
+        self.k, self.max_depth, self.L, self.seq_len, self.batch_size, self.seed, self.p_open = (k, max_depth, L, L,
+            batch_size, seed, p_open)
         self.vocab_size = 2 * k
-        self.fingerprint = task_fingerprint("Dyck", dict(k=k, max_depth=max_depth, L=L, batch_size=batch_size, seed=seed, p_open=p_open))
+        self.fingerprint = task_fingerprint(
+            "Dyck", dict(k=k, max_depth=max_depth, L=L, batch_size=batch_size, seed=seed, p_open=p_open)
+        )
 
     def generate(self, g: torch.Generator, n: int) -> tuple[torch.Tensor, torch.Tensor]:
         "`n` sequences `[n, L]` and their ground-truth attention `[n, L, L]`."
         k, D, L = self.k, self.max_depth, self.L
         ids = torch.zeros(n, L, dtype=torch.long)
         target = torch.zeros(n, L, L)
-        stack_type = torch.zeros(n, D + 1, dtype=torch.long); stack_pos = torch.zeros(n, D + 1, dtype=torch.long)
+        stack_type = torch.zeros(n, D + 1, dtype=torch.long)
+        stack_pos = torch.zeros(n, D + 1, dtype=torch.long)
         depth, rows = torch.zeros(n, dtype=torch.long), torch.arange(n)
         for q in range(L):
             u, kind = torch.rand(n, generator=g), torch.randint(0, k, (n,), generator=g)
@@ -311,7 +365,9 @@ def _bracket(j: int, closing: bool) -> str:
     if j < 4: return ")]}>"[j] if closing else "([{<"[j]
     return f"){j}" if closing else f"({j}"
 
-def dyck_corpus(n_docs: int, k: int = 2, max_depth: int = 8, length: int = 64, seed: int = 0, p_open: float = 0.5) -> list[str]:
+def dyck_corpus(
+    n_docs: int, k: int = 2, max_depth: int = 8, length: int = 64, seed: int = 0, p_open: float = 0.5
+) -> list[str]:
     "`n_docs` balanced Dyck-k documents of at least `length` space-separated brackets (depth <= max_depth)."
     src = Dyck(k, max_depth, max(length, 2), batch_size=n_docs, seed=seed, p_open=p_open)
     ids, _ = src.generate(step_generator(seed, 0, _BATCH_SALT + 1), n_docs)
@@ -349,7 +405,10 @@ def attention_alignment(probs: torch.Tensor, target: torch.Tensor) -> torch.Tens
     "Per-head share `[H]` of attention mass on ground-truth keys, averaged over batch and rows with a target."
     check(probs.dim() == 4, f"probs must be [batch, head, q, k], got shape {tuple(probs.shape)}")
     target = target.to(probs.device)
-    check(tuple(target.shape[-2:]) == tuple(probs.shape[-2:]), f"target {tuple(target.shape)} does not match probs {tuple(probs.shape)} in [q, k]")
+    check(
+        tuple(target.shape[-2:]) == tuple(probs.shape[-2:]),
+        f"target {tuple(target.shape)} does not match probs {tuple(probs.shape)} in [q, k]",
+    )
     mask = (target > 0).float()
     if mask.dim() == 2: mask = mask.expand(probs.shape[0], -1, -1)        # [B, Q, K]
     rows = mask.amax(-1)                                                  # [B, Q] rows with a target
@@ -363,7 +422,8 @@ def target_bias(attn_target: torch.Tensor, beta: float = 8.0) -> torch.Tensor:
 
 # %% ../nbs/21_synthetic.ipynb #a5b7011a
 def position_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    "Accuracy per labelled position `[n_targets]` (HF shift: logits at q predict labels at q+1; columns with any label)."
+    """Accuracy per labelled position `[n_targets]` (HF shift: logits at q predict labels at q+1; columns with any
+    label)."""
     pred, tgt = logits[:, :-1].argmax(-1), labels[:, 1:]
     cols = (tgt != -100).any(0)
     correct = ((pred == tgt) & (tgt != -100)).float()[:, cols]

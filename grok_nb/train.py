@@ -11,8 +11,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .core import (GrokError, check, get_device, get_dtype, autocast, atomic_path, atomic_write, save_json, append_jsonl,
-                          sha256_file, RunDir, set_seed)
+from .core import (GrokError, check, get_device, get_dtype, autocast, atomic_path, atomic_write, save_json,
+    append_jsonl, sha256_file, RunDir, set_seed)
 
 # %% auto #0
 __all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'save_checkpoint', 'load_state',
@@ -24,13 +24,19 @@ def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512
     logs = [0] + [2**i for i in range(int(math.log2(log_until)) + 1) if 2**i <= min(log_until, max_step)]
     return sorted(set(logs) | set(range(every, max_step + 1, every)))
 
-def checkpoint_schedule(steps: int, every: int | None = None, at=None, pythia: bool = False, pythia_every: int | None = None) -> list[int]:
-    "Union of: every `every` steps, the explicit steps `at`, and (optionally) a Pythia-shaped schedule; always includes `steps`."
+def checkpoint_schedule(
+    steps: int, every: int | None = None, at=None, pythia: bool = False, pythia_every: int | None = None
+) -> list[int]:
+    """Union of: every `every` steps, the explicit steps `at`, and (optionally) a Pythia-shaped schedule; always
+    includes `steps`."""
     out = {steps}
     if every: out |= set(range(every, steps + 1, every))
     if at is not None:
         at = list(at)
-        check(all(isinstance(s, (int, np.integer)) and 0 <= s <= steps for s in at), f"checkpoint steps must be ints in [0, {steps}], got {at}")
+        check(
+            all(isinstance(s, (int, np.integer)) and 0 <= s <= steps for s in at),
+            f"checkpoint steps must be ints in [0, {steps}], got {at}",
+        )
         out |= set(int(s) for s in at)
     if pythia: out |= set(pythia_steps(steps, pythia_every or max(steps // 16, 1)))
     return sorted(out)
@@ -41,8 +47,12 @@ def make_optimizer(model, lr: float, weight_decay: float, betas=(0.9, 0.95), eps
     decay, no_decay = [], []
     for n, p in model.named_parameters():
         if p.requires_grad: (decay if p.dim() >= 2 else no_decay).append(p)
-    return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-                             lr=lr, betas=betas, eps=eps)
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=lr,
+        betas=betas,
+        eps=eps,
+    )
 
 def lr_lambda(steps: int, warmup: int = 0, schedule: str = "cosine", min_lr_ratio: float = 0.1):
     "Multiplier of the base learning rate at each step."
@@ -61,14 +71,17 @@ def _rng_state() -> dict:
     return st
 
 def _set_rng_state(st: dict):
-    random.setstate(st["python"]); np.random.set_state(st["numpy"]); torch.set_rng_state(st["torch"])
+    random.setstate(st["python"])
+    np.random.set_state(st["numpy"])
+    torch.set_rng_state(st["torch"])
     if "cuda" in st and torch.cuda.is_available(): torch.cuda.set_rng_state_all(st["cuda"])
 
 def _unwrap(model): return model.module if hasattr(model, "module") else getattr(model, "_orig_mod", model)
 
 def save_checkpoint(path, model, optimizer=None, scheduler=None, step: int = 0, extra: dict | None = None) -> Path:
     "Write a complete checkpoint folder atomically; returns its path."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
         m = _unwrap(model)
@@ -76,7 +89,12 @@ def save_checkpoint(path, model, optimizer=None, scheduler=None, step: int = 0, 
         else:
             from safetensors.torch import save_file
             save_file({k: v.contiguous() for k, v in m.state_dict().items()}, tmp/"model.safetensors")
-        state = {"step": step, "weights_sha256": sha256_file(tmp/"model.safetensors"), "rng": _rng_state(), **(extra or {})}
+        state = {
+            "step": step,
+            "weights_sha256": sha256_file(tmp / "model.safetensors"),
+            "rng": _rng_state(),
+            **(extra or {}),
+        }
         if optimizer is not None: state["optimizer"] = optimizer.state_dict()
         if scheduler is not None: state["scheduler"] = scheduler.state_dict()
         torch.save(state, tmp/"state.pt")
@@ -85,7 +103,8 @@ def save_checkpoint(path, model, optimizer=None, scheduler=None, step: int = 0, 
         if path.exists(): shutil.rmtree(path)
         os.replace(tmp, path)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True); raise
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return path
 
 def load_state(path) -> dict:
@@ -94,12 +113,16 @@ def load_state(path) -> dict:
     check((path/"state.pt").exists(), f"{path}: not a complete checkpoint (no state.pt)")
     state = torch.load(path/"state.pt", map_location="cpu", weights_only=False)
     got = sha256_file(path/"model.safetensors")
-    check(got == state["weights_sha256"], f"{path/'model.safetensors'}: sha256 {got[:12]}… does not match the recorded {state['weights_sha256'][:12]}…")
+    check(
+        got == state["weights_sha256"],
+        f"{path / 'model.safetensors'}: sha256 {got[:12]}… does not match the recorded {state['weights_sha256'][:12]}…",
+    )
     return state
 
 def load_checkpoint(path, model=None, device: str = "cpu"):
     "Load a checkpoint's model (verified by sha256). For non-transformers models pass an instance to fill."
-    path = Path(path); load_state(path)
+    path = Path(path)
+    load_state(path)
     if model is None:
         from transformers import AutoModelForCausalLM
         return AutoModelForCausalLM.from_pretrained(path).to(device)
@@ -122,24 +145,49 @@ def _targets(batch: dict) -> torch.Tensor:
 
 def lm_loss_sum(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     "Summed next-token cross-entropy: logits [B, L, V] for positions 0..L-2 against targets [B, L-1] (-100 ignored)."
-    return F.cross_entropy(logits[:, :-1].reshape(-1, logits.size(-1)).float(), targets.reshape(-1), ignore_index=-100, reduction="sum")
+    return F.cross_entropy(
+        logits[:, :-1].reshape(-1, logits.size(-1)).float(), targets.reshape(-1), ignore_index=-100, reduction="sum"
+    )
 
-TRAIN_KEYS = ("steps", "lr", "weight_decay", "warmup", "schedule", "min_lr_ratio", "grad_clip", "grad_accum", "seed", "betas")
+TRAIN_KEYS = ("steps", "lr", "weight_decay", "warmup", "schedule", "min_lr_ratio", "grad_clip", "grad_accum", "seed",
+    "betas")
 
-def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_decay: float = 0.1, warmup: int = 0,
-          schedule: str = "cosine", min_lr_ratio: float = 0.1, betas=(0.9, 0.95), grad_clip: float | None = 1.0,
-          grad_accum: int = 1, checkpoint_every: int | None = None, checkpoint_steps=None, extra_loss: Callable | None = None,
-          eval_fn: Callable | None = None, eval_every: int | None = None, device: str = "auto", dtype: str = "auto",
-          compile: bool = False, seed: int = 0, log_every: int = 10, progress: bool = True, resume: bool = True,
-          stop_fn: Callable | None = None) -> dict:
+def train(
+    model,
+    source,
+    steps: int,
+    *,
+    run_dir=None,
+    lr: float = 1e-3,
+    weight_decay: float = 0.1,
+    warmup: int = 0,
+    schedule: str = "cosine",
+    min_lr_ratio: float = 0.1,
+    betas=(0.9, 0.95),
+    grad_clip: float | None = 1.0,
+    grad_accum: int = 1,
+    checkpoint_every: int | None = None,
+    checkpoint_steps=None,
+    extra_loss: Callable | None = None,
+    eval_fn: Callable | None = None,
+    eval_every: int | None = None,
+    device: str = "auto",
+    dtype: str = "auto",
+    compile: bool = False,
+    seed: int = 0,
+    log_every: int = 10,
+    progress: bool = True,
+    resume: bool = True,
+    stop_fn: Callable | None = None,
+) -> dict:
     """Train `model` on `source.batch(step)` for `steps` optimizer steps.
     Every batch tensor is split by rows over DDP ranks and micro-batches, except those named in `source.shared_keys`.
 
     - `run_dir`: a `RunDir`/path; metrics go to `metrics.jsonl`, checkpoints to `checkpoints/step_XXXXXX/` at the
       steps of `checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)` (step 0 = the initialisation).
       With `resume`, training continues from the last complete checkpoint (bit-identical on CPU).
-    - `extra_loss(model, batch, outputs) -> tensor | (tensor, dict)`: added to the LM loss (outputs carry hidden states);
-      under DDP the logged dict is averaged over ranks, so it must have the same keys on every rank.
+    - `extra_loss(model, batch, outputs) -> tensor | (tensor, dict)`: added to the LM loss (outputs carry hidden
+      states); under DDP the logged dict is averaged over ranks, so it must have the same keys on every rank.
     - `eval_fn(model, step) -> dict`: run at every checkpoint (and every `eval_every` steps), logged with the step.
     - `stop_fn(record) -> bool`: early stop after a logged step (e.g. a target loss reached).
     Under `torchrun` (WORLD_SIZE > 1) it runs DDP: gloo on CPU, nccl on CUDA; each rank takes its rows of the batch.
@@ -151,19 +199,39 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
     if world > 1:
         import torch.distributed as dist
         if not dist.is_initialized(): dist.init_process_group("nccl" if dev.type == "cuda" else "gloo")
-        if dev.type == "cuda": dev = torch.device("cuda", local_rank); torch.cuda.set_device(dev)
+        if dev.type == "cuda":
+            dev = torch.device("cuda", local_rank)
+            torch.cuda.set_device(dev)
     amp = get_dtype(dtype, dev)
     rd = RunDir(run_dir) if run_dir is not None and not isinstance(run_dir, RunDir) else run_dir
     is_main = rank == 0
     model.to(dev)
     opt = make_optimizer(model, lr, weight_decay, betas)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(steps, warmup, schedule, min_lr_ratio))
-    ckpts = set(checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)) if (rd is not None and (checkpoint_every or checkpoint_steps is not None)) else set()
-    train_params = {k: v for k, v in dict(steps=steps, lr=lr, weight_decay=weight_decay, warmup=warmup, schedule=schedule,
-                    min_lr_ratio=min_lr_ratio, grad_clip=grad_clip, grad_accum=grad_accum, seed=seed, betas=list(betas)).items()}
+    ckpts = (
+        set(checkpoint_schedule(steps, checkpoint_every, checkpoint_steps))
+        if (rd is not None and (checkpoint_every or checkpoint_steps is not None))
+        else set()
+    )
+    train_params = {
+        k: v
+        for k, v in dict(
+            steps=steps,
+            lr=lr,
+            weight_decay=weight_decay,
+            warmup=warmup,
+            schedule=schedule,
+            min_lr_ratio=min_lr_ratio,
+            grad_clip=grad_clip,
+            grad_accum=grad_accum,
+            seed=seed,
+            betas=list(betas),
+        ).items()
+    }
     train_params["world_size"] = world
     fingerprint = getattr(source, "fingerprint", None)
-    shared = set(getattr(source, "shared_keys", ()))                   # batch tensors not split over rows (e.g. an [L, L] target)
+    # batch tensors not split over rows (e.g. an [L, L] target)
+    shared = set(getattr(source, "shared_keys", ()))
 
     start = 0
     set_seed(seed, deterministic=dev.type == "cpu")
@@ -174,10 +242,15 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
         diff = sorted(k for k in set(old) | set(train_params) if old.get(k) != train_params.get(k))
         check(not diff, f"{rd.checkpoint(last)}: cannot resume, training parameters differ: " +
               ", ".join(f"{k}: checkpoint {old.get(k)!r} vs now {train_params.get(k)!r}" for k in diff))
-        check(st.get("stream_fingerprint") == fingerprint, f"{rd.checkpoint(last)}: cannot resume, data stream fingerprint "
-              f"{st.get('stream_fingerprint')!r} differs from the current source's {fingerprint!r}")
+        check(
+            st.get("stream_fingerprint") == fingerprint,
+            f"{rd.checkpoint(last)}: cannot resume, data stream fingerprint "
+            f"{st.get('stream_fingerprint')!r} differs from the current source's {fingerprint!r}",
+        )
         load_checkpoint(rd.checkpoint(last), model=model, device=dev)
-        opt.load_state_dict(st["optimizer"]); sched.load_state_dict(st["scheduler"]); _set_rng_state(st["rng"])
+        opt.load_state_dict(st["optimizer"])
+        sched.load_state_dict(st["scheduler"])
+        _set_rng_state(st["rng"])
         start = st["step"]
     fwd_model = torch.compile(model) if compile else model
     if world > 1:
@@ -192,27 +265,39 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
             model.eval()
             with torch.no_grad(): rec = {"step": step, "event": "eval", **eval_fn(model, step)}
             model.train()
-            append_jsonl(rec, rd.metrics_file); history.append(rec)
+            append_jsonl(rec, rd.metrics_file)
+            history.append(rec)
 
     history, t0, tokens = [], time.time(), 0
     if rd is not None and start > 0: history = [r for r in rd.metrics() if r.get("step", 0) <= start]
     if start == 0 and 0 in ckpts and not (rd is not None and 0 in rd.checkpoint_steps()): checkpoint(0)
     model.train()
-    bar = tqdm(range(start, steps), initial=start, total=steps, disable=not (progress and is_main), desc="train", leave=False)
+    bar = tqdm(
+        range(start, steps), initial=start, total=steps, disable=not (progress and is_main), desc="train", leave=False
+    )
     for step in bar:
         batch = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step).items()}
         B = batch["input_ids"].shape[0]
         for k, v in batch.items():
             check(k in shared or not torch.is_tensor(v) or v.dim() == 0 or v.shape[0] == B,
-                  f"train: batch[{k!r}] has shape {tuple(v.shape)}: per-row tensors need {B} rows; list shared ones in source.shared_keys")
-        check(B % (world * grad_accum) == 0, f"train: batch size {B} is not divisible by world_size*grad_accum = {world * grad_accum}")
+                  f"train: batch[{k!r}] has shape {tuple(v.shape)}: per-row tensors need {B} rows; list shared ones in "
+                  "source.shared_keys")
+        check(
+            B % (world * grad_accum) == 0,
+            f"train: batch size {B} is not divisible by world_size*grad_accum = {world * grad_accum}",
+        )
         n_target = (_targets(batch) != -100).sum().clamp(min=1)
         rows = slice(rank * B // world, (rank + 1) * B // world)
-        local = {k: (v if k in shared else v[rows]) if torch.is_tensor(v) and v.dim() >= 1 else v for k, v in batch.items()}
+        local = {
+            k: (v if k in shared else v[rows]) if torch.is_tensor(v) and v.dim() >= 1 else v for k, v in batch.items()
+        }
         mb = (B // world) // grad_accum
         loss_total, extra_logs = 0.0, {}
         for i in range(grad_accum):
-            micro = {k: (v if k in shared else v[i * mb:(i + 1) * mb]) if torch.is_tensor(v) and v.dim() >= 1 else v for k, v in local.items()}
+            micro = {
+                k: (v if k in shared else v[i * mb : (i + 1) * mb]) if torch.is_tensor(v) and v.dim() >= 1 else v
+                for k, v in local.items()
+            }
             sync = contextlib.nullcontext() if (world == 1 or i == grad_accum - 1) else fwd_model.no_sync()
             with sync, autocast(dev, amp):
                 out = fwd_model(input_ids=micro["input_ids"], attention_mask=micro.get("attention_mask"),
@@ -225,13 +310,18 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
                     for k, v in logs.items(): extra_logs[k] = extra_logs.get(k, 0.0) + float(v) / grad_accum
             loss.backward()
             loss_total += float(loss.detach()) / world
-        if world > 1:                                                   # log what one process would: global loss, mean extra logs
+        # log what one process would: global loss, mean extra logs
+        if world > 1:
             import torch.distributed as dist
             keys = sorted(extra_logs)
-            lt = torch.tensor([loss_total] + [extra_logs[k] for k in keys], device=dev, dtype=torch.float64); dist.all_reduce(lt)
-            loss_total = float(lt[0]); extra_logs = {k: float(v) / world for k, v in zip(keys, lt[1:].tolist())}
+            lt = torch.tensor([loss_total] + [extra_logs[k] for k in keys], device=dev, dtype=torch.float64)
+            dist.all_reduce(lt)
+            loss_total = float(lt[0])
+            extra_logs = {k: float(v) / world for k, v in zip(keys, lt[1:].tolist())}
         gnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip if grad_clip else float("inf"))
-        opt.step(); sched.step(); opt.zero_grad(set_to_none=True)
+        opt.step()
+        sched.step()
+        opt.zero_grad(set_to_none=True)
         tokens += int(n_target)
         done = step + 1
         rec = None
@@ -244,13 +334,16 @@ def train(model, source, steps: int, *, run_dir=None, lr: float = 1e-3, weight_d
         if eval_every and eval_fn is not None and done % eval_every == 0 and done not in ckpts and is_main:
             model.eval()
             with torch.no_grad(): erec = {"step": done, "event": "eval", **eval_fn(model, done)}
-            model.train(); history.append(erec)
+            model.train()
+            history.append(erec)
             if rd is not None: append_jsonl(erec, rd.metrics_file)
             rec = {**(rec or {}), **erec}
         if done in ckpts: checkpoint(done)
         stop = stop_fn is not None and rec is not None and bool(stop_fn(rec))
-        if world > 1 and stop_fn is not None:                           # rank 0 decides (only it sees eval records)
-            flag = torch.tensor([float(stop and is_main)], device=dev); dist.broadcast(flag, 0); stop = bool(flag.item())
+        if world > 1 and stop_fn is not None:  # rank 0 decides (only it sees eval records)
+            flag = torch.tensor([float(stop and is_main)], device=dev)
+            dist.broadcast(flag, 0)
+            stop = bool(flag.item())
         if stop:
             if rd is not None and done not in ckpts and ckpts: checkpoint(done)
             break
@@ -295,8 +388,13 @@ def _by_value_modules(objs) -> list[str]:
     out = []
     for o in objs:
         for name in (getattr(o, "__module__", None), type(o).__module__):
-            if isinstance(name, str) and name not in ("__main__", "builtins") and name not in out and name in sys.modules \
-               and not _importable(name): out.append(name)
+            if (
+                isinstance(name, str)
+                and name not in ("__main__", "builtins")
+                and name not in out
+                and name in sys.modules
+                and not _importable(name)
+            ): out.append(name)
     return out
 
 # %% ../nbs/04_train.ipynb #ad4a3871
@@ -306,17 +404,23 @@ def _kill_group(proc, grace: float = 10.0):
     "Stop a process group we started: SIGTERM, then SIGKILL after `grace` seconds."
     for sig in (signal.SIGTERM, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError): os.killpg(proc.pid, sig)
-        try: proc.wait(timeout=grace); return
-        except subprocess.TimeoutExpired: pass
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            pass
 
 def _tail(path: Path, n: int = 30) -> str:
     if not path.exists(): return "(no log)"
     return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
 
-def launch_train(model, source, steps: int, *, nproc: int, run_dir=None, timeout: float | None = None, **train_kwargs) -> dict:
+def launch_train(
+    model, source, steps: int, *, nproc: int, run_dir=None, timeout: float | None = None, **train_kwargs
+) -> dict:
     """`train(model, source, steps, run_dir=run_dir, **train_kwargs)` in `nproc` DDP processes started by torchrun.
     Returns `train`'s dict (`model` holds the trained weights, in this process and on its device; `history` is rank 0's,
-    equal to one process's) plus `launch`: `launch_info(...)`, the wall time and the log file (kept only under `run_dir`)."""
+    equal to one process's) plus `launch`: `launch_info(...)`, the wall time and the log file (kept only under
+    `run_dir`)."""
     _check_nproc(nproc, "launch_train")
     check(isinstance(steps, int) and steps >= 0, f"launch_train: steps must be an int >= 0, got {steps!r}")
     bad = sorted(set(train_kwargs) - _TRAIN_KW)
@@ -346,31 +450,48 @@ def launch_train(model, source, steps: int, *, nproc: int, run_dir=None, timeout
     finally:
         for m in mods: cloudpickle.unregister_pickle_by_value(sys.modules[m])
         if home is not None: model.to(home)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1",
-           "PYTHONPATH": os.pathsep.join([os.path.abspath(p or ".") for p in sys.path] + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join(
+            [os.path.abspath(p or ".") for p in sys.path] + [os.environ.get("PYTHONPATH", "")]
+        ).rstrip(os.pathsep),
+    }
     env.setdefault("MASTER_ADDR", "127.0.0.1")
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(int(nproc)),
            "-m", "grok_nb.train", str(spec_file.resolve())]
     t0 = time.time()
     with open(log_file, "wb") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+        )
         try: rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(proc); rc = None
+            _kill_group(proc)
+            rc = None
         except BaseException:
-            _kill_group(proc); raise
+            _kill_group(proc)
+            raise
     if rc != 0 or not result_file.exists():
         errs = {}                                                       # traceback tail -> ranks that raised it
         for f in sorted(folder.glob("error_rank*.txt"), key=lambda f: int(f.stem[10:])):
             errs.setdefault("\n".join(f.read_text(errors="replace").splitlines()[-12:]), []).append(f.stem[10:])
         errs = "\n".join(f"--- error of rank {', '.join(r)}:\n{t}" for t, r in errs.items())
         why = f"killed after the {timeout} s timeout" if rc is None else f"exit code {rc}"
-        raise GrokError(f"launch_train: torchrun with {nproc} processes failed ({why}); spec {spec_file}, log {log_file}\n"
-                        f"{errs}\n--- last 30 lines of {log_file}:\n{_tail(log_file)}")
+        raise GrokError(
+            f"launch_train: torchrun with {nproc} processes failed ({why}); spec {spec_file}, log {log_file}\n"
+            f"{errs}\n--- last 30 lines of {log_file}:\n{_tail(log_file)}"
+        )
     res = torch.load(result_file, map_location="cpu", weights_only=False)
     _unwrap(model).load_state_dict(res["state"])
-    info = {**launch_info(nproc, device), "wall_s": round(time.time() - t0, 2), "log": str(log_file) if rd is not None else None}
-    if rd is not None: spec_file.unlink(); result_file.unlink()
+    info = {
+        **launch_info(nproc, device),
+        "wall_s": round(time.time() - t0, 2),
+        "log": str(log_file) if rd is not None else None,
+    }
+    if rd is not None:
+        spec_file.unlink()
+        result_file.unlink()
     else: shutil.rmtree(folder, ignore_errors=True)
     return {"model": model, "history": res["history"], "run_dir": rd, "steps": steps, "launch": info}
 
@@ -400,5 +521,6 @@ def _launch_main(spec_file: str) -> None:
         if dist.is_available() and dist.is_initialized(): dist.destroy_process_group()
 
 if __name__ == "__main__" and Path(globals().get("__file__", "")).name == "train.py" and len(sys.argv) == 2:
-    from grok_nb.train import _launch_main as _main                 # the importable module's functions, not __main__'s copies
+    # the importable module's functions, not __main__'s copies
+    from grok_nb.train import _launch_main as _main
     _main(sys.argv[1])
