@@ -14,44 +14,39 @@ from .core import GrokError, check
 # %% auto #0
 __all__ = ['IMPL', 'grok_attention', 'attention_modules', 'n_heads', 'capture_attention', 'patch_attention', 'attention_bias']
 
-# %% ../nbs/05_attention.ipynb #f585e6da
+# %% ../nbs/05_attention.ipynb #f6cbf8e0
 IMPL = "grok_nb"
 
 def _repeat_kv(x: torch.Tensor, n: int) -> torch.Tensor:
     "[b, kv_heads, s, d] -> [b, kv_heads*n, s, d] (grouped-query attention)."
-    return (
-        x
-        if n == 1
-        else x[:, :, None]
-        .expand(x.shape[0], x.shape[1], n, *x.shape[2:])
-        .reshape(x.shape[0], x.shape[1] * n, *x.shape[2:])
-    )
+    if n == 1: return x
+    b, kv, *rest = x.shape
+    return x[:, :, None].expand(b, kv, n, *rest).reshape(b, kv * n, *rest)
 
 def grok_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
     "Eager attention with intervention points. query/key/value: [batch, head, seq, d_head]."
     n_rep = getattr(module, "num_key_value_groups", 1)
     key, value = _repeat_kv(key, n_rep), _repeat_kv(value, n_rep)
     if scaling is None: scaling = query.size(-1) ** -0.5
-    logits = torch.matmul(query, key.transpose(2, 3)) * scaling          # [b, h, q, k]
+    scores = torch.matmul(query, key.transpose(2, 3)) * scaling          # [b, h, q, k]
     if attention_mask is not None:
         if attention_mask.dtype == torch.bool:
-            attention_mask = torch.zeros_like(attention_mask, dtype=logits.dtype).masked_fill(
-                ~attention_mask, torch.finfo(logits.dtype).min
+            attention_mask = torch.zeros_like(attention_mask, dtype=scores.dtype).masked_fill(
+                ~attention_mask, torch.finfo(scores.dtype).min
             )
-        logits = logits + attention_mask[..., : key.shape[-2]]
+        scores = scores + attention_mask[..., : key.shape[-2]]
     stack, layer = getattr(module, "_grok_stack", ()), getattr(module, "_grok_layer", None)
-    for iv in stack: logits = iv.on_logits(layer, logits)
-    probs = F.softmax(logits, dim=-1, dtype=torch.float32).to(query.dtype)
-    for iv in stack: probs = iv.on_probs(layer, probs)
-    for iv in stack: iv.on_final(layer, probs)
-    probs_d = F.dropout(probs, p=dropout, training=module.training)
-    out = torch.matmul(probs_d, value).transpose(1, 2).contiguous()      # [b, q, h, d]
-    return out, probs
+    for iv in stack: scores = iv.on_scores(layer, scores)
+    pattern = F.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype)
+    for iv in stack: pattern = iv.on_pattern(layer, pattern)
+    for iv in stack: iv.after_pattern(layer, pattern)
+    out = torch.matmul(F.dropout(pattern, p=dropout, training=module.training), value)
+    return out.transpose(1, 2).contiguous(), pattern                     # [b, q, h, d]
 
 AttentionInterface.register(IMPL, grok_attention)
 AttentionMaskInterface.register(IMPL, eager_mask)
 
-# %% ../nbs/05_attention.ipynb #e78df191
+# %% ../nbs/05_attention.ipynb #b24c4a92
 def attention_modules(model) -> list:
     "The attention modules of a model, in layer order."
     mods = [
@@ -63,13 +58,28 @@ def attention_modules(model) -> list:
     return sorted(mods, key=lambda m: m.layer_idx)
 
 def n_heads(model) -> int:
+    "Attention heads per layer."
     cfg = model.config
     return getattr(cfg, "num_attention_heads", None) or getattr(cfg, "n_head")
 
+# %% ../nbs/05_attention.ipynb #b1451d3c
 class _Intervention:
-    def on_logits(self, layer, logits): return logits
-    def on_probs(self, layer, probs): return probs
-    def on_final(self, layer, probs): pass
+    def on_scores(self, layer, scores): return scores
+    def on_pattern(self, layer, pattern): return pattern
+    def after_pattern(self, layer, pattern): pass
+
+def _by_layer(mapping: dict, model, who: str) -> dict:
+    "`{layer: [(head | None, value)]}` from keys `layer` (all heads) or `(layer, head)`, each checked against the "
+    "model."
+    L, H, out = len(attention_modules(model)), n_heads(model), {}
+    for key in mapping:
+        ok = isinstance(key, int) or (isinstance(key, tuple) and len(key) == 2 and all(isinstance(k, int) for k in key))
+        check(ok and not isinstance(key, bool), f"{who}: keys must be a layer or a (layer, head) pair, got {key!r}")
+        l, h = key if isinstance(key, tuple) else (key, None)
+        check(0 <= l < L, f"{who}: layer {l} out of range (model has {L} layers)")
+        check(h is None or 0 <= h < H, f"{who}: head {h} out of range (model has {H} heads)")
+        out.setdefault(l, []).append((h, mapping[key]))
+    return out
 
 @contextlib.contextmanager
 def _active(model, iv: _Intervention):
@@ -90,78 +100,70 @@ def _active(model, iv: _Intervention):
             for m in mods: del m._grok_stack, m._grok_layer
             del model._grok_stack, model._grok_prev_impl
 
-# %% ../nbs/05_attention.ipynb #530e0b06
+# %% ../nbs/05_attention.ipynb #366851df
 class _Capture(_Intervention, dict):
     def __init__(self, layers, detach, to_cpu):
         dict.__init__(self)
         self.layers, self.detach, self.to_cpu = layers, detach, to_cpu
-    def on_final(self, layer, probs):
+    def after_pattern(self, layer, pattern):
         if self.layers is None or layer in self.layers:
-            p = probs.detach() if self.detach else probs
+            p = pattern.detach() if self.detach else pattern
             self[layer] = p.float().cpu() if self.to_cpu else p
     def stacked(self) -> torch.Tensor:
         "All captured layers as one tensor [layer, batch, head, q, k]."
         return torch.stack([self[k] for k in sorted(self)])
 
 def capture_attention(model, layers=None, detach: bool = True, to_cpu: bool = False):
-    "Context manager recording attention probabilities per layer as [batch, head, q, k]."
+    "Context manager recording the attention pattern of every layer (or of `layers`) as [batch, head, q, k]."
+    L = len(attention_modules(model))
+    for l in layers or ():
+        check(isinstance(l, int) and 0 <= l < L, f"capture_attention: layer {l!r} out of range (model has {L} layers)")
     return _active(model, _Capture(set(layers) if layers is not None else None, detach, to_cpu))
 
-# %% ../nbs/05_attention.ipynb #b9a0b994
+# %% ../nbs/05_attention.ipynb #c3b25d1a
 class _Patch(_Intervention):
-    def __init__(self, patches, H):
-        self.by_layer = {}
-        for key, t in patches.items():
-            check(isinstance(key, tuple) and len(key) == 2, f"patch_attention: keys must be (layer, head), got {key!r}")
-            l, h = key
-            check(0 <= h < H, f"patch_attention: head {h} out of range (model has {H} heads)")
-            self.by_layer.setdefault(l, []).append((h, t))
-    def on_probs(self, layer, probs):
-        if layer not in self.by_layer: return probs
-        probs = probs.clone()
+    def __init__(self, by_layer): self.by_layer = by_layer
+    def on_pattern(self, layer, pattern):
+        if layer not in self.by_layer: return pattern
+        pattern = pattern.clone()
         for h, t in self.by_layer[layer]:
-            t = t.to(probs.device, probs.dtype)
-            want = probs.shape[-2:]
-            check(tuple(t.shape[-2:]) == tuple(want) and (t.dim() == 2 or t.shape[0] == probs.shape[0]),
-                  f"patch_attention: patch for (layer {layer}, head {h}) has shape {tuple(t.shape)}, expected "
-                  f"[{probs.shape[0]}, {want[0]}, {want[1]}] or [{want[0]}, {want[1]}]")
-            probs[:, h] = t
-        return probs
+            t = t.to(pattern.device, pattern.dtype)
+            want = tuple(pattern.shape[1:] if h is None else pattern.shape[2:])   # [head, q, k] or [q, k]
+            ok = tuple(t.shape[-len(want):]) == want and t.dim() in (len(want), len(want) + 1)
+            ok = ok and (t.dim() == len(want) or t.shape[0] == pattern.shape[0])
+            what = f"layer {layer}" if h is None else f"(layer {layer}, head {h})"
+            check(ok, f"patch_attention: patch for {what} has shape {tuple(t.shape)}, expected "
+                      f"{[pattern.shape[0], *want]} or {list(want)}")
+            if h is None: pattern[:] = t
+            else: pattern[:, h] = t
+        return pattern
 
 def patch_attention(model, patches: dict):
-    "Context manager replacing the attention probabilities of chosen (layer, head)s."
-    L = len(attention_modules(model))
-    for (l, _) in patches: check(0 <= l < L, f"patch_attention: layer {l} out of range (model has {L} layers)")
-    return _active(model, _Patch(patches, n_heads(model)))
+    "Context manager replacing the attention pattern of chosen layers or (layer, head)s."
+    return _active(model, _Patch(_by_layer(patches, model, "patch_attention")))
 
-# %% ../nbs/05_attention.ipynb #6c3745ff
+# %% ../nbs/05_attention.ipynb #c4774a28
 class _Bias(_Intervention):
-    def __init__(self, bias, H, L):
-        self.by_layer = {}
-        for key, t in bias.items():
-            l, h = (key if isinstance(key, tuple) else (key, None))
-            check(0 <= l < L, f"attention_bias: layer {l} out of range (model has {L} layers)")
-            check(h is None or 0 <= h < H, f"attention_bias: head {h} out of range (model has {H} heads)")
-            self.by_layer.setdefault(l, []).append((h, t))
-    def on_logits(self, layer, logits):
-        if layer not in self.by_layer: return logits
+    def __init__(self, by_layer): self.by_layer = by_layer
+    def on_scores(self, layer, scores):
+        if layer not in self.by_layer: return scores
         for h, t in self.by_layer[layer]:
-            t = t.to(logits.device, logits.dtype)
-            target = logits.shape if h is None else (logits.shape[0],) + tuple(logits.shape[2:])
+            t = t.to(scores.device, scores.dtype)
+            target = scores.shape if h is None else (scores.shape[0],) + tuple(scores.shape[2:])
             try:
                 torch.broadcast_shapes(tuple(t.shape), tuple(target))
                 ok = t.shape[-2:] == target[-2:]
             except RuntimeError:
                 ok = False
-            check(ok, f"attention_bias: bias for layer {layer}" + ("" if h is None else f", head {h}") +
-                  f" has shape {tuple(t.shape)}, which does not match the attention logits {tuple(target)} (q and k "
-                  "must match)")
-            if h is None: logits = logits + t
+            check(ok, f"attention_bias: bias for layer {layer}" + ("" if h is None else f", head {h}")
+                  + f" has shape {tuple(t.shape)}, which does not match the attention scores {tuple(target)}"
+                  " (q and k must match)")
+            if h is None: scores = scores + t
             else:
-                logits = logits.clone()
-                logits[:, h] = logits[:, h] + t
-        return logits
+                scores = scores.clone()
+                scores[:, h] = scores[:, h] + t
+        return scores
 
 def attention_bias(model, bias: dict):
-    "Context manager adding biases to the attention logits of chosen layers / heads."
-    return _active(model, _Bias(bias, n_heads(model), len(attention_modules(model))))
+    "Context manager adding biases to the attention scores of chosen layers or (layer, head)s."
+    return _active(model, _Bias(_by_layer(bias, model, "attention_bias")))

@@ -11,9 +11,10 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['PROJECT_ROOT', 'GrokError', 'check', 'set_seed', 'get_device', 'get_dtype', 'autocast', 'atomic_write', 'atomic_path',
-           'save_json', 'load_json', 'append_jsonl', 'write_jsonl', 'iter_jsonl', 'read_jsonl', 'sha256_file',
-           'git_commit', 'package_versions', 'canonical_params', 'run_id', 'RunDir', 'make_run_dir']
+__all__ = ['PROJECT_ROOT', 'GrokError', 'check', 'set_seed', 'get_device', 'get_dtype', 'autocast', 'evaluating', 'right_pad',
+           'atomic_write', 'atomic_path', 'save_json', 'load_json', 'append_jsonl', 'write_jsonl', 'iter_jsonl',
+           'read_jsonl', 'sha256_file', 'git_commit', 'package_versions', 'canonical_params', 'run_id', 'RunDir',
+           'make_run_dir']
 
 # %% ../nbs/00_core.ipynb #d9411469
 class GrokError(ValueError):
@@ -63,6 +64,31 @@ def autocast(device: torch.device | str, dtype: torch.dtype):
     dev = torch.device(device)
     if dtype == torch.float32: return contextlib.nullcontext()
     return torch.autocast(device_type=dev.type, dtype=dtype)
+
+# %% ../nbs/00_core.ipynb #ccfe9c5a
+@contextlib.contextmanager
+def evaluating(model: torch.nn.Module):
+    "Eval mode and `torch.no_grad()` inside the block; the model's previous train/eval mode is restored on exit."
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            yield model
+    finally:
+        model.train(was_training)
+
+# %% ../nbs/00_core.ipynb #d0b04624
+def right_pad(seqs, pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """`(ids, mask)`, both `[len(seqs), max_len]` int64: the sequences left-aligned, `pad_id` after them, mask 1
+    on tokens."""
+    seqs = [list(s) for s in seqs]
+    check(len(seqs) > 0 and all(len(s) > 0 for s in seqs), "right_pad: need at least one non-empty id sequence")
+    ids = torch.full((len(seqs), max(map(len, seqs))), int(pad_id), dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for r, s in enumerate(seqs):
+        ids[r, : len(s)] = torch.as_tensor(s, dtype=torch.long)
+        mask[r, : len(s)] = 1
+    return ids, mask
 
 # %% ../nbs/00_core.ipynb #985b2bb1
 @contextlib.contextmanager

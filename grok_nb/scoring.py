@@ -11,13 +11,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from .core import GrokError, check, RunDir, save_json, load_json, sha256_file
+from .core import GrokError, check, RunDir, save_json, load_json, sha256_file, evaluating, right_pad
 
 # %% auto #0
 __all__ = ['encode_texts', 'token_logprobs_batched', 'sequence_logprobs', 'minimal_pair_scores', 'minimal_pair_accuracy',
-           'greedy_continuation', 'greedy_match', 'score_checkpoints']
+           'pooled_states', 'greedy_continuation', 'greedy_match', 'score_checkpoints']
 
-# %% ../nbs/06_scoring.ipynb #5917d52b
+# %% ../nbs/06_scoring.ipynb #8b3e5f9d
 def _bos_id(tokenizer) -> int:
     bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     check(
@@ -33,25 +33,23 @@ def encode_texts(tokenizer, texts: Sequence[str], prepend_bos: bool = True) -> l
     ids = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
     return [([_bos_id(tokenizer)] if prepend_bos else []) + list(x) for x in ids]
 
+# %% ../nbs/06_scoring.ipynb #26388af0
 @torch.no_grad()
 def token_logprobs_batched(model, seqs: list[list[int]], batch_size: int = 64, pad_id: int = 0) -> list[np.ndarray]:
     "Log-probability of each token given its prefix (position 0 gets none): one array of len(seq)-1 per sequence."
     out: list = [None] * len(seqs)
-    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))           # similar lengths together: less padding
+    # similar lengths together: less padding
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
     dev = _model_device(model)
     for s in range(0, len(order), batch_size):
         idx = order[s:s + batch_size]
-        L = max(len(seqs[i]) for i in idx)
-        ids = torch.full((len(idx), L), pad_id, dtype=torch.long)
-        att = torch.zeros((len(idx), L), dtype=torch.long)
-        for r, i in enumerate(idx):
-            ids[r, : len(seqs[i])] = torch.tensor(seqs[i])
-            att[r, : len(seqs[i])] = 1
+        ids, att = right_pad([seqs[i] for i in idx], pad_id)
         logits = model(input_ids=ids.to(dev), attention_mask=att.to(dev)).logits.float()
         lp = F.log_softmax(logits[:, :-1], -1).gather(-1, ids[:, 1:, None].to(dev))[..., 0].cpu()
         for r, i in enumerate(idx): out[i] = lp[r, :len(seqs[i]) - 1].numpy().astype(np.float64)
     return out
 
+# %% ../nbs/06_scoring.ipynb #2049f787
 def sequence_logprobs(
     model, tokenizer, texts: Sequence[str], batch_size: int = 64, prepend_bos: bool = True
 ) -> np.ndarray:
@@ -60,18 +58,12 @@ def sequence_logprobs(
     check(len(texts) > 0, "sequence_logprobs: no texts")
     seqs = encode_texts(tokenizer, texts, prepend_bos)
     for t, s in zip(texts, seqs):
-        check(
-            len(s) >= (1 if prepend_bos else 2) and len(s) >= 1,
-            f"sequence_logprobs: text {t!r} has too few tokens to score",
-        )
+        check(len(s) >= (1 if prepend_bos else 2), f"sequence_logprobs: text {t!r} has too few tokens to score")
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    was_training = model.training
-    model.eval()
-    try: lps = token_logprobs_batched(model, seqs, batch_size, pad)
-    finally: model.train(was_training)
+    with evaluating(model): lps = token_logprobs_batched(model, seqs, batch_size, pad)
     return np.array([x.sum() for x in lps])
 
-# %% ../nbs/06_scoring.ipynb #70d5c35e
+# %% ../nbs/06_scoring.ipynb #89d5b0bd
 def minimal_pair_scores(
     model, tokenizer, good: Sequence[str], bad: Sequence[str], batch_size: int = 64, prepend_bos: bool = True
 ) -> dict:
@@ -81,12 +73,38 @@ def minimal_pair_scores(
     g, b = lp[:len(good)], lp[len(good):]
     return {"logp_good": g, "logp_bad": b, "margin": g - b, "correct": g > b, "accuracy": float(np.mean(g > b))}
 
+# %% ../nbs/06_scoring.ipynb #79cff3db
 def minimal_pair_accuracy(model, tokenizer, good, bad, **kw) -> tuple[float, np.ndarray, np.ndarray]:
     "(accuracy, per-pair correct, per-pair margin)."
     r = minimal_pair_scores(model, tokenizer, good, bad, **kw)
     return r["accuracy"], r["correct"], r["margin"]
 
-# %% ../nbs/06_scoring.ipynb #d64d104d
+# %% ../nbs/06_scoring.ipynb #0e179f96
+def pooled_states(model, seqs: Sequence[Sequence[int]], layer: int, positions: Sequence[Sequence[int]] | None = None,
+                  batch_size: int = 64, pad_id: int = 0) -> torch.Tensor:
+    """`[len(seqs), d]` float32 on the CPU: the mean of `hidden_states[layer]` over `positions[i]` (token indices of
+    sequence i; default every token of it). Runs in eval mode without gradients."""
+    check(len(seqs) > 0 and all(len(s) > 0 for s in seqs), "pooled_states: need non-empty id sequences")
+    if positions is not None:
+        check(len(positions) == len(seqs), f"pooled_states: {len(positions)} position lists for {len(seqs)} sequences")
+        for i, (s, p) in enumerate(zip(seqs, positions)):
+            check(len(p) > 0 and all(0 <= int(q) < len(s) for q in p),
+                  f"pooled_states: positions {list(p)[:8]} of sequence {i} must be non-empty and within its {len(s)} "
+                  "tokens")
+    dev, out = _model_device(model), []
+    with evaluating(model):
+        for s in range(0, len(seqs), batch_size):
+            ids, mask = right_pad(seqs[s:s + batch_size], pad_id)
+            hs = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), output_hidden_states=True).hidden_states
+            check(-len(hs) <= layer < len(hs),
+                  f"pooled_states: layer {layer} out of range (the model has {len(hs)} hidden states, 0 = embeddings)")
+            h = hs[layer].float().cpu()
+            for r in range(len(ids)):
+                pos = range(int(mask[r].sum())) if positions is None else list(positions[s + r])
+                out.append(h[r, list(pos)].mean(0))
+    return torch.stack(out)
+
+# %% ../nbs/06_scoring.ipynb #9acb24df
 @torch.no_grad()
 def greedy_continuation(model, prompts: Sequence[Sequence[int]], n_new: int | Sequence[int], batch_size: int = 64,
                         stop_ids: Sequence[int] = ()) -> list[list[int]]:
@@ -94,28 +112,27 @@ def greedy_continuation(model, prompts: Sequence[Sequence[int]], n_new: int | Se
     `stop_ids`, each continuation ends before its first stop token (and decoding stops once every row has stopped)."""
     n_new = [n_new] * len(prompts) if isinstance(n_new, int) else list(n_new)
     dev, out, stop = _model_device(model), [None] * len(prompts), set(int(s) for s in stop_ids)
-    was_training = model.training
-    model.eval()
     groups: dict = {}
     for i, p in enumerate(prompts): groups.setdefault((len(p), n_new[i]), []).append(i)
-    for (L, n), idx in groups.items():
-        for s in range(0, len(idx), batch_size):
-            sub = idx[s:s + batch_size]
-            x = torch.tensor([list(prompts[i]) for i in sub], device=dev)
-            alive = torch.ones(len(sub), dtype=torch.bool, device=dev)
-            for _ in range(n):
-                nxt = model(input_ids=x).logits[:, -1].argmax(-1, keepdim=True)
-                x = torch.cat([x, nxt], 1)
-                if stop:
-                    alive &= ~torch.isin(nxt[:, 0], torch.tensor(sorted(stop), device=dev))
-                    if not alive.any(): break
-            for r, i in enumerate(sub):
-                gen = x[r, L:].tolist()
-                cut = next((k for k, t in enumerate(gen) if t in stop), len(gen))
-                out[i] = gen[:cut]
-    model.train(was_training)
+    with evaluating(model):
+        for (L, n), idx in groups.items():
+            for s in range(0, len(idx), batch_size):
+                sub = idx[s:s + batch_size]
+                x = torch.tensor([list(prompts[i]) for i in sub], device=dev)
+                alive = torch.ones(len(sub), dtype=torch.bool, device=dev)
+                for _ in range(n):
+                    nxt = model(input_ids=x).logits[:, -1].argmax(-1, keepdim=True)
+                    x = torch.cat([x, nxt], 1)
+                    if stop:
+                        alive &= ~torch.isin(nxt[:, 0], torch.tensor(sorted(stop), device=dev))
+                        if not alive.any(): break
+                for r, i in enumerate(sub):
+                    gen = x[r, L:].tolist()
+                    cut = next((k for k, t in enumerate(gen) if t in stop), len(gen))
+                    out[i] = gen[:cut]
     return out
 
+# %% ../nbs/06_scoring.ipynb #ce9f421b
 def greedy_match(
     model, prompts: Sequence[Sequence[int]], targets: Sequence[Sequence[int]], batch_size: int = 64
 ) -> np.ndarray:
@@ -125,7 +142,7 @@ def greedy_match(
     cont = greedy_continuation(model, prompts, [len(t) for t in targets], batch_size)
     return np.array([c == list(t) for c, t in zip(cont, targets)])
 
-# %% ../nbs/06_scoring.ipynb #e63223a0
+# %% ../nbs/06_scoring.ipynb #fd7beee9
 def score_checkpoints(run_dir, fn: Callable, key: str, steps: Sequence[int] | None = None, load: Callable | None = None,
                       progress: bool = True) -> dict[int, object]:
     "Map `fn(model, step)` over a run's checkpoints with an on-disk cache; returns {step: result}."
@@ -147,8 +164,7 @@ def score_checkpoints(run_dir, fn: Callable, key: str, steps: Sequence[int] | No
                 out[s] = c["result"]
                 continue
         model = (load or load_checkpoint)(ck)
-        model.eval()
-        with torch.no_grad(): res = fn(model, s)
+        with evaluating(model): res = fn(model, s)
         save_json({"weights_sha256": sha, "result": res}, cache)
         out[s] = res
     return out

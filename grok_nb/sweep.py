@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
-from .core import GrokError, check, run_id, save_json, load_json, atomic_write, PROJECT_ROOT
+from .core import (GrokError, check, run_id, save_json, load_json, atomic_write, PROJECT_ROOT, RunDir,
+    make_run_dir)
 
 # %% auto #0
 __all__ = ['STUDIES_DIR', 'RUNS_DIR', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'grid', 'studies_dir', 'study_notebook',
            'study_defaults', 'resolve_params', 'run_path', 'run_status', 'run_study', 'sweep', 'load_runs', 'run_plan',
-           'demo_jobs', 'save_summary', 'run_reports', 'demo', 'parse_params', 'main']
+           'study_params', 'open_run', 'demo_jobs', 'save_summary', 'run_reports', 'demo', 'parse_params', 'main']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -280,6 +281,28 @@ def _write_toy_study(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / "toy.ipynb")
     return folder/"toy.ipynb"
+
+# %% ../nbs/90_sweep.ipynb #78ed6f8b
+def study_params(study: str, namespace: dict, **derived) -> dict:
+    "The run's parameters: every name of `study`'s parameters cell (but `run_dir`) with its value in `namespace`."
+    names = [k for k in study_defaults(study) if k != "run_dir"]
+    missing = [k for k in names if k not in namespace]
+    check(not missing, f"study {study!r}: parameters {missing} are not defined in the notebook's namespace")
+    clash = sorted(set(derived) & set(names))
+    check(not clash, f"study {study!r}: derived values {clash} would overwrite parameters of the same name")
+    return {**{k: namespace[k] for k in names}, **derived}
+
+def open_run(study: str, params: dict, run_dir=None, runs_dir=None) -> RunDir:
+    """The run directory with `params.json` written (or checked against the stored one): `run_dir` when a sweep set
+    it, else `<runs_dir>/<study>/<run-id>/`; with a `figures/` folder for the run's own figures."""
+    if run_dir:
+        run_dir = Path(run_dir)
+        rd = make_run_dir(run_dir.parent.parent, study, params, rid=run_dir.name)
+        check(rd.path.resolve() == run_dir.resolve(), f"open_run: run_dir {run_dir} is not <runs>/{study}/<run-id>")
+    else:
+        rd = make_run_dir(Path(runs_dir or RUNS_DIR), study, params)
+    (rd.path / "figures").mkdir(parents=True, exist_ok=True)
+    return rd
 
 # %% ../nbs/90_sweep.ipynb #fd0ff598
 EMERGENCE_DEMO = dict(

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .core import (GrokError, check, get_device, get_dtype, autocast, atomic_path, atomic_write, save_json,
-    append_jsonl, sha256_file, RunDir, set_seed)
+    append_jsonl, sha256_file, RunDir, set_seed, evaluating)
 
 # %% auto #0
 __all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'save_checkpoint', 'load_state',
@@ -262,9 +262,7 @@ def train(
             save_checkpoint(rd.checkpoint(step), model, opt, sched, step,
                             extra={"train_params": train_params, "stream_fingerprint": fingerprint})
         if eval_fn is not None and is_main:
-            model.eval()
-            with torch.no_grad(): rec = {"step": step, "event": "eval", **eval_fn(model, step)}
-            model.train()
+            with evaluating(model): rec = {"step": step, "event": "eval", **eval_fn(model, step)}
             append_jsonl(rec, rd.metrics_file)
             history.append(rec)
 
@@ -332,9 +330,7 @@ def train(
             if rd is not None and is_main: append_jsonl(rec, rd.metrics_file)
             bar.set_postfix(loss=f"{loss_total:.3f}")
         if eval_every and eval_fn is not None and done % eval_every == 0 and done not in ckpts and is_main:
-            model.eval()
-            with torch.no_grad(): erec = {"step": done, "event": "eval", **eval_fn(model, done)}
-            model.train()
+            with evaluating(model): erec = {"step": done, "event": "eval", **eval_fn(model, done)}
             history.append(erec)
             if rd is not None: append_jsonl(erec, rd.metrics_file)
             rec = {**(rec or {}), **erec}
