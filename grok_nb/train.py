@@ -16,7 +16,7 @@ from .core import (GrokError, check, get_device, get_dtype, autocast, atomic_pat
 
 # %% auto #0
 __all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'save_checkpoint', 'load_state',
-           'load_checkpoint', 'lm_loss_sum', 'train', 'launch_info', 'launch_train', 'train_or_launch']
+           'load_checkpoint', 'lm_loss_sum', 'lm_loss', 'train', 'launch_info', 'launch_train', 'train_or_launch']
 
 # %% ../nbs/04_train.ipynb #5f25f944
 def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512) -> list[int]:
@@ -149,6 +149,13 @@ def lm_loss_sum(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         logits[:, :-1].reshape(-1, logits.size(-1)).float(), targets.reshape(-1), ignore_index=-100, reduction="sum"
     )
 
+def lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean next-token cross-entropy with the Hugging Face shift: `logits [B, L, V]` at position q predict `labels
+    [B, L]` at q + 1; labels -100 carry no loss. What a model's `loss` is, for code that computes its own logits."""
+    targets = labels[:, 1:]
+    return lm_loss_sum(logits, targets) / (targets != -100).sum().clamp(min=1)
+
+# %% ../nbs/04_train.ipynb #274becc6
 TRAIN_KEYS = ("steps", "lr", "weight_decay", "warmup", "schedule", "min_lr_ratio", "grad_clip", "grad_accum", "seed",
     "betas")
 
