@@ -20,6 +20,7 @@ __all__ = ['PROJECT_ROOT', 'GrokError', 'check', 'set_seed', 'get_device', 'get_
 class GrokError(ValueError):
     "Bad input or inconsistent state; the message names the file, field and value involved."
 
+# %% ../nbs/00_core.ipynb #98bc6fa7
 def check(cond: bool, msg: str):
     "Raise `GrokError(msg)` unless `cond`."
     if not cond: raise GrokError(msg)
@@ -50,6 +51,7 @@ def get_device(device: str = "auto") -> torch.device:
     check(kind != "cuda" or torch.cuda.is_available(), f"device {device!r} requested but CUDA is not available")
     return torch.device(device)
 
+# %% ../nbs/00_core.ipynb #1203de5a
 _DTYPES = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
            "fp16": torch.float16, "float16": torch.float16}
 
@@ -59,6 +61,7 @@ def get_dtype(dtype: str = "auto", device: torch.device | str = "cpu") -> torch.
     check(dtype in _DTYPES, f"dtype must be one of {sorted(_DTYPES)} or 'auto', got {dtype!r}")
     return _DTYPES[dtype]
 
+# %% ../nbs/00_core.ipynb #f8584fdc
 def autocast(device: torch.device | str, dtype: torch.dtype):
     "Autocast context for mixed precision; a no-op for fp32."
     dev = torch.device(device)
@@ -107,6 +110,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
         raise
 
+# %% ../nbs/00_core.ipynb #c1bf6a79
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike):
     "Yield a temporary path beside `path` for writers that want a filename (savefig, safetensors); rename on success."
@@ -122,6 +126,7 @@ def atomic_path(path: str | os.PathLike):
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
         raise
 
+# %% ../nbs/00_core.ipynb #7ebe9576
 def _jsonable(o):
     if isinstance(o, (np.integer,)): return int(o)
     if isinstance(o, (np.floating,)): return None if not np.isfinite(o) else float(o)
@@ -144,6 +149,7 @@ def save_json(obj: Any, path: str | os.PathLike, indent: int = 2) -> Path:
     with atomic_write(path) as f: json.dump(_clean_floats(obj), f, indent=indent, allow_nan=False)
     return Path(path)
 
+# %% ../nbs/00_core.ipynb #8de14da7
 def load_json(path: str | os.PathLike) -> Any:
     "Read a JSON file; errors name the file."
     path = Path(path)
@@ -151,6 +157,7 @@ def load_json(path: str | os.PathLike) -> Any:
     try: return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e: raise GrokError(f"{path}: invalid JSON ({e})") from e
 
+# %% ../nbs/00_core.ipynb #c41b9fef
 def append_jsonl(record: dict, path: str | os.PathLike) -> None:
     "Append one JSON line with a single `write` on an O_APPEND descriptor, then fsync: a reader never sees half a line."
     line = (
@@ -164,6 +171,7 @@ def append_jsonl(record: dict, path: str | os.PathLike) -> None:
         os.fsync(fd)
     finally: os.close(fd)
 
+# %% ../nbs/00_core.ipynb #ab4bc768
 def write_jsonl(records: Iterable[dict], path: str | os.PathLike) -> Path:
     "Atomically write a whole JSONL file."
     with atomic_write(path) as f:
@@ -171,6 +179,7 @@ def write_jsonl(records: Iterable[dict], path: str | os.PathLike) -> Path:
             f.write(json.dumps(_clean_floats(json.loads(json.dumps(r, default=_jsonable))), allow_nan=False) + "\n")
     return Path(path)
 
+# %% ../nbs/00_core.ipynb #bcb02a33
 def iter_jsonl(path: str | os.PathLike) -> Iterable[tuple[int, Any]]:
     """Yield `(line_number, object)` for each non-empty line of a `.jsonl` or `.jsonl.gz` file; bad JSON names file and
     line."""
@@ -183,10 +192,12 @@ def iter_jsonl(path: str | os.PathLike) -> Iterable[tuple[int, Any]]:
             try: yield i, json.loads(line)
             except json.JSONDecodeError as e: raise GrokError(f"{path}:{i}: invalid JSON ({e.msg})") from e
 
+# %% ../nbs/00_core.ipynb #39354ab6
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
     "Read a JSONL file; a malformed line raises an error naming file and line."
     return [obj for _, obj in iter_jsonl(path)]
 
+# %% ../nbs/00_core.ipynb #0ce944d9
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     "Hex sha256 of a file's bytes."
     h = hashlib.sha256()
@@ -213,6 +224,7 @@ def git_commit(path: str | os.PathLike | None = None) -> str | None:
         return c.stdout.strip() + ("+dirty" if d.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError): return None
 
+# %% ../nbs/00_core.ipynb #7bb63284
 def package_versions(
     names=("torch", "transformers", "datasets", "tokenizers", "numpy", "safetensors", "grok_nb"),
 ) -> dict:
@@ -224,14 +236,17 @@ def package_versions(
         except PackageNotFoundError: out[n] = None
     return out
 
+# %% ../nbs/00_core.ipynb #96681d26
 def canonical_params(params: dict) -> str:
     "Canonical JSON of parameters: sorted keys, no whitespace; the basis of run ids."
     return json.dumps(params, sort_keys=True, separators=(",", ":"), default=_jsonable)
 
+# %% ../nbs/00_core.ipynb #37d1bada
 def run_id(study: str, params: dict, n: int = 12) -> str:
     "A stable short hash of the study name and its parameters."
     return hashlib.sha256(f"{study}\n{canonical_params(params)}".encode()).hexdigest()[:n]
 
+# %% ../nbs/00_core.ipynb #c7737c8b
 class RunDir:
     "The layout of one run: `params.json`, `metrics.jsonl`, `results.json`, `checkpoints/step_XXXXXX/`."
     def __init__(self, path: str | os.PathLike): self.path = Path(path)
@@ -251,6 +266,7 @@ class RunDir:
     def metrics(self) -> list[dict]: return read_jsonl(self.metrics_file) if self.metrics_file.exists() else []
     def __repr__(self): return f"RunDir({str(self.path)!r})"
 
+# %% ../nbs/00_core.ipynb #0025f337
 def make_run_dir(
     root: str | os.PathLike, study: str, params: dict, rid: str | None = None, resume: bool = True
 ) -> RunDir:

@@ -124,6 +124,7 @@ def train_tokenizer(
         except OSError: shutil.rmtree(tmp, ignore_errors=True)  # another process won the race
     return fast
 
+# %% ../nbs/01_data.ipynb #01ad7bf7
 def load_tokenizer(name_or_path: str, **kwargs):
     "A pretrained tokenizer through `transformers.AutoTokenizer` (hub name or local folder)."
     from transformers import AutoTokenizer

@@ -115,6 +115,7 @@ def preset_config(preset: str, vocab_size: int | None = None, **overrides) -> di
     check(p["seq_len"] >= 2, f"build_model({preset!r}): seq_len must be >= 2, got {p['seq_len']}")
     return p
 
+# %% ../nbs/03_models.ipynb #7d3b7c87
 def build_model(preset: str, vocab_size: int | None = None, tokenizer=None, seed: int | None = None,
                 attn_implementation: str = "sdpa", **overrides):
     """A freshly initialised stock transformers model for `preset` (see `PRESETS`).

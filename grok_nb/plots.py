@@ -19,6 +19,7 @@ def set_style():
     import seaborn as sns
     sns.set_theme(style="whitegrid", context="paper", font_scale=1.0)
 
+# %% ../nbs/91_plots.ipynb #4ad2cada
 def save_figure(fig, name: str, figures_dir=None, formats=("png", "pdf"), dpi: int = 130) -> list[Path]:
     "Write `fig` as `<figures_dir>/<name>.<fmt>` for each format, atomically; returns the paths."
     check(name and "/" not in name, f"save_figure: name must be a plain file stem, got {name!r}")
@@ -29,6 +30,7 @@ def save_figure(fig, name: str, figures_dir=None, formats=("png", "pdf"), dpi: i
         out.append(d / f"{name}.{fmt}")
     return out
 
+# %% ../nbs/91_plots.ipynb #077b88a9
 def seed_curves(ax, xs: list, ys: list, label: str | None = None, color=None):
     """Each seed's curve thin, the mean over seeds (on the common x grid, interpolated) thick.
     `xs`, `ys`: one array per seed."""

@@ -33,12 +33,14 @@ def studies_dir() -> Path:
     "Where study notebooks live: `nbs/studies`, or `$GROK_NB_STUDIES_DIR`."
     return Path(os.environ.get("GROK_NB_STUDIES_DIR", STUDIES_DIR))
 
+# %% ../nbs/90_sweep.ipynb #dff15707
 def study_notebook(study: str) -> Path:
     nb = studies_dir() / f"{study}.ipynb"
     known = sorted(p.stem for p in studies_dir().glob("*.ipynb"))
     check(nb.exists(), f"unknown study {study!r}: no {nb}; known studies: {', '.join(known)}")
     return nb
 
+# %% ../nbs/90_sweep.ipynb #39796154
 def study_defaults(study: str) -> dict:
     "Default parameters of a study notebook (from its `parameters` cell)."
     import papermill
@@ -52,6 +54,7 @@ def study_defaults(study: str) -> dict:
             raise GrokError(f"{study_notebook(study)}: parameter {name!r} default {p['default']!r} is not a literal")
     return out
 
+# %% ../nbs/90_sweep.ipynb #690d9862
 def _type_ok(default, value) -> bool:
     if default is None or value is None: return True
     if isinstance(default, bool): return isinstance(value, bool)
@@ -81,11 +84,13 @@ def resolve_params(study: str, params: dict, defaults: dict | None = None) -> di
 def run_path(study: str, full_params: dict, runs_dir=None) -> Path:
     return Path(runs_dir or RUNS_DIR) / study / run_id(study, full_params)
 
+# %% ../nbs/90_sweep.ipynb #ec4e3730
 def run_status(path: Path) -> str:
     if (path/"results.json").exists(): return "finished"
     if (path/"status.json").exists(): return load_json(path/"status.json").get("status", "unknown")
     return "new"
 
+# %% ../nbs/90_sweep.ipynb #393a0a1d
 @contextlib.contextmanager
 def _try_lock(path: Path):
     path.mkdir(parents=True, exist_ok=True)
@@ -219,6 +224,7 @@ def sweep(
         print(f"sweep {study}: " + ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().items()))
     return df
 
+# %% ../nbs/90_sweep.ipynb #5fc04d6c
 def load_runs(study: str, runs_dir=None) -> pd.DataFrame:
     "One tidy row per run of `study`: run_id, status, parameters (`p_<name>`), scalar results (flattened)."
     root = Path(runs_dir or RUNS_DIR) / study
@@ -292,6 +298,7 @@ def study_params(study: str, namespace: dict, **derived) -> dict:
     check(not clash, f"study {study!r}: derived values {clash} would overwrite parameters of the same name")
     return {**{k: namespace[k] for k in names}, **derived}
 
+# %% ../nbs/90_sweep.ipynb #5e1deb43
 def open_run(study: str, params: dict, run_dir=None, runs_dir=None) -> RunDir:
     """The run directory with `params.json` written (or checked against the stored one): `run_dir` when a sweep set
     it, else `<runs_dir>/<study>/<run-id>/`; with a `figures/` folder for the run's own figures."""
@@ -342,12 +349,14 @@ def demo_jobs() -> list[tuple[str, dict]]:
     last = [("emergence", {**EMERGENCE_DEMO, "patch_span": 4})]
     return first + grok + comp + sparse + last
 
+# %% ../nbs/90_sweep.ipynb #744afbf0
 def save_summary(study: str, lines: list[str], runs_dir=None) -> Path:
     "A report's few lines of headline numbers, printed by `demo`: `runs/_reports/<study>_summary.txt` (atomic)."
     path = Path(runs_dir or RUNS_DIR) / "_reports" / f"{study}_summary.txt"
     with atomic_write(path, "w") as f: f.write("\n".join("    " + l for l in lines) + "\n")
     return path
 
+# %% ../nbs/90_sweep.ipynb #22758bea
 def run_reports(runs_dir=None, figures_dir=None) -> list[str]:
     "Execute every notebook in nbs/reports with papermill (cwd nbs/reports); returns the ones that failed."
     import papermill
@@ -374,6 +383,7 @@ def run_reports(runs_dir=None, figures_dir=None) -> list[str]:
             print(f"report {nb.name} failed: {getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}")
     return failed
 
+# %% ../nbs/90_sweep.ipynb #61b991e8
 def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=None) -> int:
     "Run the demo jobs through one pool, the reports, and print each report's summary of headline numbers."
     t0 = time.time()
@@ -412,6 +422,7 @@ def parse_params(items: list[str], sweep_values: bool = False) -> dict:
         else: out[k] = [_parse_value(v)] if sweep_values else _parse_value(v)
     return out
 
+# %% ../nbs/90_sweep.ipynb #1866df1e
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="grok-nb", description="Run grok_nb study notebooks and sweeps.")
     sub = ap.add_subparsers(dest="cmd", required=True)

@@ -24,6 +24,7 @@ def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512
     logs = [0] + [2**i for i in range(int(math.log2(log_until)) + 1) if 2**i <= min(log_until, max_step)]
     return sorted(set(logs) | set(range(every, max_step + 1, every)))
 
+# %% ../nbs/04_train.ipynb #d669c1ba
 def checkpoint_schedule(
     steps: int, every: int | None = None, at=None, pythia: bool = False, pythia_every: int | None = None
 ) -> list[int]:
@@ -54,6 +55,7 @@ def make_optimizer(model, lr: float, weight_decay: float, betas=(0.9, 0.95), eps
         eps=eps,
     )
 
+# %% ../nbs/04_train.ipynb #6f63680e
 def lr_lambda(steps: int, warmup: int = 0, schedule: str = "cosine", min_lr_ratio: float = 0.1):
     "Multiplier of the base learning rate at each step."
     check(schedule in ("cosine", "constant"), f"schedule must be 'cosine' or 'constant', got {schedule!r}")
@@ -107,6 +109,7 @@ def save_checkpoint(path, model, optimizer=None, scheduler=None, step: int = 0, 
         raise
     return path
 
+# %% ../nbs/04_train.ipynb #1502a075
 def load_state(path) -> dict:
     "The `state.pt` of a checkpoint, after checking the weights' sha256."
     path = Path(path)
@@ -119,6 +122,7 @@ def load_state(path) -> dict:
     )
     return state
 
+# %% ../nbs/04_train.ipynb #4e5ea020
 def load_checkpoint(path, model=None, device: str = "cpu"):
     "Load a checkpoint's model (verified by sha256). For non-transformers models pass an instance to fill."
     path = Path(path)
@@ -149,16 +153,98 @@ def lm_loss_sum(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         logits[:, :-1].reshape(-1, logits.size(-1)).float(), targets.reshape(-1), ignore_index=-100, reduction="sum"
     )
 
+# %% ../nbs/04_train.ipynb #ecbd8cc8
 def lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Mean next-token cross-entropy with the Hugging Face shift: `logits [B, L, V]` at position q predict `labels
     [B, L]` at q + 1; labels -100 carry no loss. What a model's `loss` is, for code that computes its own logits."""
     targets = labels[:, 1:]
     return lm_loss_sum(logits, targets) / (targets != -100).sum().clamp(min=1)
 
-# %% ../nbs/04_train.ipynb #274becc6
+# %% ../nbs/04_train.ipynb #3540892a
 TRAIN_KEYS = ("steps", "lr", "weight_decay", "warmup", "schedule", "min_lr_ratio", "grad_clip", "grad_accum", "seed",
     "betas")
 
+def _init_device(device: str, world: int, local_rank: int) -> torch.device:
+    "The training device; under torchrun also the process group (gloo on CPU, nccl on CUDA) and this rank's GPU."
+    dev = get_device(device if world == 1 or device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu"))
+    if world > 1:
+        import torch.distributed as dist
+        if not dist.is_initialized(): dist.init_process_group("nccl" if dev.type == "cuda" else "gloo")
+        if dev.type == "cuda":
+            dev = torch.device("cuda", local_rank)
+            torch.cuda.set_device(dev)
+    return dev
+
+# %% ../nbs/04_train.ipynb #bf0c5ea6
+def _train_params(world: int, **kw) -> dict:
+    "The parameters a checkpoint records and a resume must match (`TRAIN_KEYS`, betas as a list, the world size)."
+    return {**{k: (list(kw[k]) if k == "betas" else kw[k]) for k in TRAIN_KEYS}, "world_size": world}
+
+def _resume(rd, model, opt, sched, train_params: dict, fingerprint, dev) -> int:
+    "Load the last complete checkpoint of `rd` into model, optimizer, scheduler and RNGs; its step (0 if none)."
+    if rd is None or not rd.checkpoint_steps(): return 0
+    last = rd.checkpoint(rd.checkpoint_steps()[-1])
+    st = load_state(last)
+    old = st.get("train_params", {})
+    diff = sorted(k for k in set(old) | set(train_params) if old.get(k) != train_params.get(k))
+    check(not diff, f"{last}: cannot resume, training parameters differ: "
+          + ", ".join(f"{k}: checkpoint {old.get(k)!r} vs now {train_params.get(k)!r}" for k in diff))
+    check(st.get("stream_fingerprint") == fingerprint, f"{last}: cannot resume, data stream fingerprint "
+          f"{st.get('stream_fingerprint')!r} differs from the current source's {fingerprint!r}")
+    load_checkpoint(last, model=model, device=dev)
+    opt.load_state_dict(st["optimizer"])
+    sched.load_state_dict(st["scheduler"])
+    _set_rng_state(st["rng"])
+    return st["step"]
+
+# %% ../nbs/04_train.ipynb #9832242c
+def _check_batch(batch: dict, shared: set, world: int, grad_accum: int) -> int:
+    "The global batch size, after checking every undeclared tensor has one row per sequence and the split divides it."
+    B = batch["input_ids"].shape[0]
+    for k, v in batch.items():
+        if not (k in shared or not torch.is_tensor(v) or v.dim() == 0 or v.shape[0] == B):
+            raise GrokError(f"train: batch[{k!r}] has shape {tuple(v.shape)}: per-row tensors need {B} rows; list "
+                            "shared ones in source.shared_keys")
+    check(B % (world * grad_accum) == 0,
+          f"train: batch size {B} is not divisible by world_size*grad_accum = {world * grad_accum}")
+    return B
+
+def _rows(batch: dict, rows: slice, shared: set) -> dict:
+    "The rows `rows` of every per-row tensor; shared tensors, scalars and non-tensors unchanged."
+    return {k: (v if k in shared else v[rows]) if torch.is_tensor(v) and v.dim() >= 1 else v for k, v in batch.items()}
+
+# %% ../nbs/04_train.ipynb #9cfa0c3b
+def _forward_backward(fwd_model, model, micro: dict, n_target, world: int, grad_accum: int, extra_loss, dev, amp,
+                      sync) -> tuple[float, dict]:
+    "One micro-batch's forward and backward pass; `(its share of the loss, extra-loss logs / grad_accum)`."
+    logs_out = {}
+    with sync, autocast(dev, amp):
+        out = fwd_model(input_ids=micro["input_ids"], attention_mask=micro.get("attention_mask"),
+                        output_hidden_states=extra_loss is not None)
+        loss = lm_loss_sum(out.logits, _targets(micro)) / n_target * world
+        if extra_loss is not None:
+            ex = extra_loss(model, micro, out)
+            ex, logs = ex if isinstance(ex, tuple) else (ex, {})
+            loss = loss + ex / grad_accum
+            logs_out = {k: float(v) / grad_accum for k, v in logs.items()}
+    loss.backward()
+    return float(loss.detach()) / world, logs_out
+
+def _reduce_logs(loss_total: float, extra_logs: dict, world: int, dev) -> tuple[float, dict]:
+    "What one process would log: the loss summed over ranks (each holds its share), extra logs averaged."
+    if world == 1: return loss_total, extra_logs
+    import torch.distributed as dist
+    keys = sorted(extra_logs)
+    lt = torch.tensor([loss_total] + [extra_logs[k] for k in keys], device=dev, dtype=torch.float64)
+    dist.all_reduce(lt)
+    return float(lt[0]), {k: float(v) / world for k, v in zip(keys, lt[1:].tolist())}
+
+# %% ../nbs/04_train.ipynb #5f0bab01
+def _eval_record(model, eval_fn: Callable, step: int) -> dict:
+    "`{'step', 'event': 'eval', **eval_fn(model, step)}` in eval mode."
+    with evaluating(model): return {"step": step, "event": "eval", **eval_fn(model, step)}
+
+# %% ../nbs/04_train.ipynb #ce6cd61b
 def train(
     model,
     source,
@@ -202,74 +288,33 @@ def train(
     check(isinstance(steps, int) and steps >= 0, f"train: steps must be an int >= 0, got {steps!r}")
     check(grad_accum >= 1, f"train: grad_accum must be >= 1, got {grad_accum}")
     world, rank, local_rank = _ddp_info()
-    dev = get_device(device if world == 1 or device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu"))
-    if world > 1:
-        import torch.distributed as dist
-        if not dist.is_initialized(): dist.init_process_group("nccl" if dev.type == "cuda" else "gloo")
-        if dev.type == "cuda":
-            dev = torch.device("cuda", local_rank)
-            torch.cuda.set_device(dev)
+    dev = _init_device(device, world, local_rank)
     amp = get_dtype(dtype, dev)
     rd = RunDir(run_dir) if run_dir is not None and not isinstance(run_dir, RunDir) else run_dir
     is_main = rank == 0
     model.to(dev)
     opt = make_optimizer(model, lr, weight_decay, betas)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(steps, warmup, schedule, min_lr_ratio))
-    ckpts = (
-        set(checkpoint_schedule(steps, checkpoint_every, checkpoint_steps))
-        if (rd is not None and (checkpoint_every or checkpoint_steps is not None))
-        else set()
-    )
-    train_params = {
-        k: v
-        for k, v in dict(
-            steps=steps,
-            lr=lr,
-            weight_decay=weight_decay,
-            warmup=warmup,
-            schedule=schedule,
-            min_lr_ratio=min_lr_ratio,
-            grad_clip=grad_clip,
-            grad_accum=grad_accum,
-            seed=seed,
-            betas=list(betas),
-        ).items()
-    }
-    train_params["world_size"] = world
+    has_ckpts = rd is not None and (checkpoint_every or checkpoint_steps is not None)
+    ckpts = set(checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)) if has_ckpts else set()
+    train_params = _train_params(world, steps=steps, lr=lr, weight_decay=weight_decay, warmup=warmup, schedule=schedule,
+                                 min_lr_ratio=min_lr_ratio, grad_clip=grad_clip, grad_accum=grad_accum, seed=seed,
+                                 betas=betas)
     fingerprint = getattr(source, "fingerprint", None)
-    # batch tensors not split over rows (e.g. an [L, L] target)
-    shared = set(getattr(source, "shared_keys", ()))
-
-    start = 0
+    shared = set(getattr(source, "shared_keys", ()))                    # batch tensors not split over rows
     set_seed(seed, deterministic=dev.type == "cpu")
-    if rd is not None and resume and rd.checkpoint_steps():
-        last = rd.checkpoint_steps()[-1]
-        st = load_state(rd.checkpoint(last))
-        old = st.get("train_params", {})
-        diff = sorted(k for k in set(old) | set(train_params) if old.get(k) != train_params.get(k))
-        check(not diff, f"{rd.checkpoint(last)}: cannot resume, training parameters differ: " +
-              ", ".join(f"{k}: checkpoint {old.get(k)!r} vs now {train_params.get(k)!r}" for k in diff))
-        check(
-            st.get("stream_fingerprint") == fingerprint,
-            f"{rd.checkpoint(last)}: cannot resume, data stream fingerprint "
-            f"{st.get('stream_fingerprint')!r} differs from the current source's {fingerprint!r}",
-        )
-        load_checkpoint(rd.checkpoint(last), model=model, device=dev)
-        opt.load_state_dict(st["optimizer"])
-        sched.load_state_dict(st["scheduler"])
-        _set_rng_state(st["rng"])
-        start = st["step"]
+    start = _resume(rd, model, opt, sched, train_params, fingerprint, dev) if resume else 0
     fwd_model = torch.compile(model) if compile else model
     if world > 1:
         from torch.nn.parallel import DistributedDataParallel as DDP
         fwd_model = DDP(fwd_model, device_ids=[local_rank] if dev.type == "cuda" else None)
 
     def checkpoint(step):
-        if is_main:
-            save_checkpoint(rd.checkpoint(step), model, opt, sched, step,
-                            extra={"train_params": train_params, "stream_fingerprint": fingerprint})
-        if eval_fn is not None and is_main:
-            with evaluating(model): rec = {"step": step, "event": "eval", **eval_fn(model, step)}
+        if not is_main: return
+        save_checkpoint(rd.checkpoint(step), model, opt, sched, step,
+                        extra={"train_params": train_params, "stream_fingerprint": fingerprint})
+        if eval_fn is not None:
+            rec = _eval_record(model, eval_fn, step)
             append_jsonl(rec, rd.metrics_file)
             history.append(rec)
 
@@ -277,52 +322,22 @@ def train(
     if rd is not None and start > 0: history = [r for r in rd.metrics() if r.get("step", 0) <= start]
     if start == 0 and 0 in ckpts and not (rd is not None and 0 in rd.checkpoint_steps()): checkpoint(0)
     model.train()
-    bar = tqdm(
-        range(start, steps), initial=start, total=steps, disable=not (progress and is_main), desc="train", leave=False
-    )
+    bar = tqdm(range(start, steps), initial=start, total=steps, disable=not (progress and is_main), desc="train",
+               leave=False)
     for step in bar:
         batch = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step).items()}
-        B = batch["input_ids"].shape[0]
-        for k, v in batch.items():
-            check(k in shared or not torch.is_tensor(v) or v.dim() == 0 or v.shape[0] == B,
-                  f"train: batch[{k!r}] has shape {tuple(v.shape)}: per-row tensors need {B} rows; list shared ones in "
-                  "source.shared_keys")
-        check(
-            B % (world * grad_accum) == 0,
-            f"train: batch size {B} is not divisible by world_size*grad_accum = {world * grad_accum}",
-        )
+        B = _check_batch(batch, shared, world, grad_accum)
         n_target = (_targets(batch) != -100).sum().clamp(min=1)
-        rows = slice(rank * B // world, (rank + 1) * B // world)
-        local = {
-            k: (v if k in shared else v[rows]) if torch.is_tensor(v) and v.dim() >= 1 else v for k, v in batch.items()
-        }
+        local = _rows(batch, slice(rank * B // world, (rank + 1) * B // world), shared)
         mb = (B // world) // grad_accum
         loss_total, extra_logs = 0.0, {}
         for i in range(grad_accum):
-            micro = {
-                k: (v if k in shared else v[i * mb : (i + 1) * mb]) if torch.is_tensor(v) and v.dim() >= 1 else v
-                for k, v in local.items()
-            }
             sync = contextlib.nullcontext() if (world == 1 or i == grad_accum - 1) else fwd_model.no_sync()
-            with sync, autocast(dev, amp):
-                out = fwd_model(input_ids=micro["input_ids"], attention_mask=micro.get("attention_mask"),
-                                output_hidden_states=extra_loss is not None)
-                loss = lm_loss_sum(out.logits, _targets(micro)) / n_target * world
-                if extra_loss is not None:
-                    ex = extra_loss(model, micro, out)
-                    ex, logs = ex if isinstance(ex, tuple) else (ex, {})
-                    loss = loss + ex / grad_accum
-                    for k, v in logs.items(): extra_logs[k] = extra_logs.get(k, 0.0) + float(v) / grad_accum
-            loss.backward()
-            loss_total += float(loss.detach()) / world
-        # log what one process would: global loss, mean extra logs
-        if world > 1:
-            import torch.distributed as dist
-            keys = sorted(extra_logs)
-            lt = torch.tensor([loss_total] + [extra_logs[k] for k in keys], device=dev, dtype=torch.float64)
-            dist.all_reduce(lt)
-            loss_total = float(lt[0])
-            extra_logs = {k: float(v) / world for k, v in zip(keys, lt[1:].tolist())}
+            val, logs = _forward_backward(fwd_model, model, _rows(local, slice(i * mb, (i + 1) * mb), shared), n_target,
+                                          world, grad_accum, extra_loss, dev, amp, sync)
+            loss_total += val
+            for k, v in logs.items(): extra_logs[k] = extra_logs.get(k, 0.0) + v
+        loss_total, extra_logs = _reduce_logs(loss_total, extra_logs, world, dev)
         gnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip if grad_clip else float("inf"))
         opt.step()
         sched.step()
@@ -337,13 +352,14 @@ def train(
             if rd is not None and is_main: append_jsonl(rec, rd.metrics_file)
             bar.set_postfix(loss=f"{loss_total:.3f}")
         if eval_every and eval_fn is not None and done % eval_every == 0 and done not in ckpts and is_main:
-            with evaluating(model): erec = {"step": done, "event": "eval", **eval_fn(model, done)}
+            erec = _eval_record(model, eval_fn, done)
             history.append(erec)
             if rd is not None: append_jsonl(erec, rd.metrics_file)
             rec = {**(rec or {}), **erec}
         if done in ckpts: checkpoint(done)
         stop = stop_fn is not None and rec is not None and bool(stop_fn(rec))
-        if world > 1 and stop_fn is not None:  # rank 0 decides (only it sees eval records)
+        if world > 1 and stop_fn is not None:                           # rank 0 decides (only it sees eval records)
+            import torch.distributed as dist
             flag = torch.tensor([float(stop and is_main)], device=dev)
             dist.broadcast(flag, 0)
             stop = bool(flag.item())
@@ -498,6 +514,7 @@ def launch_train(
     else: shutil.rmtree(folder, ignore_errors=True)
     return {"model": model, "history": res["history"], "run_dir": rd, "steps": steps, "launch": info}
 
+# %% ../nbs/04_train.ipynb #c1c31369
 def train_or_launch(model, source, steps: int, *, nproc: int = 1, **kw) -> dict:
     "`train` in this process when `nproc == 1`, else `launch_train` with `nproc` torchrun processes; both add `launch`."
     _check_nproc(nproc, "train_or_launch")
