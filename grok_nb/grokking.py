@@ -9,12 +9,14 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import torch
-from .core import GrokError, check
+from .core import GrokError, check, evaluating, right_pad
+from .scoring import pooled_states
 from .exposure import critical_phrase
 
 # %% auto #0
 __all__ = ['threshold_step', 'delay', 'split_curves', 'matched_random_null', 'fit_logistic', 'logistic_midpoint_delay',
-           'effective_rank', 'concept_auroc', 'concept_vectors', 'critical_context_attention', 'rank_heads']
+           'split_results', 'run_headline', 'delay_table', 'delay_label', 'effective_rank', 'concept_auroc',
+           'concept_vectors', 'critical_context_attention', 'rank_heads']
 
 # %% ../nbs/11_grokking.ipynb #13f6078e
 def _steps_curve(steps, values, name="accuracy"):
@@ -42,6 +44,7 @@ def threshold_step(steps, accuracy, threshold: float = 0.8):
     idx = np.flatnonzero(acc >= threshold)
     return steps[idx[0]].item() if len(idx) else None
 
+# %% ../nbs/11_grokking.ipynb #d32d5c5e
 def delay(steps, acc_exposed, acc_unexposed, threshold: float = 0.8) -> dict:
     """Δt = step(unexposed) − step(exposed) at `threshold`, with explicit censoring: `censored` is None,
     'unexposed' (then Δt > `delta_t_lower_bound`), 'exposed' (Δt < `delta_t_upper_bound`) or 'both'."""
@@ -165,6 +168,7 @@ def fit_logistic(steps, accuracy) -> dict:
         in_range=bool(steps[0] <= mid <= steps[-1]),
     )
 
+# %% ../nbs/11_grokking.ipynb #4fe9c06a
 def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: float = 0.95, seed: int = 0) -> dict:
     """Δt = midpoint(unexposed) − midpoint(exposed) of logistic fits to the split accuracy curves, with an
     item-bootstrap interval (`ci`); bootstrap fits that fail are dropped and counted."""
@@ -189,6 +193,74 @@ def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: flo
                 ci_low=float(lo), ci_high=float(hi), ci=float(ci), fit_exposed=fe, fit_unexposed=fu,
                 boot=boot, n_boot_failed=int(n_boot - len(good)))
 
+# %% ../nbs/11_grokking.ipynb #4ab057ea
+def split_results(correct, margin, exposed, steps, threshold: float = 0.8, n_null: int = 1000, n_boot: int = 200,
+                  seed: int = 0) -> dict:
+    """Study A's numbers for one phenomenon: `correct`, `margin` [pairs, checkpoints], `exposed` [pairs] (bool).
+    Keys: `n_exposed`, `n_unexposed`, and unless `skipped`: `delay`, `null` (without the null array), `null_values`,
+    `logistic`, `final_margin`, `acc_exposed`, `acc_unexposed`."""
+    correct, exposed, margin = np.asarray(correct), np.asarray(exposed, dtype=bool), np.asarray(margin, dtype=float)
+    check(margin.shape == correct.shape, f"split_results: margin {margin.shape} and correct {correct.shape} differ")
+    e = exposed
+    row = {"n_exposed": int(e.sum()), "n_unexposed": int((~e).sum())}
+    if e.sum() < 2 or (~e).sum() < 2: return {**row, "skipped": "fewer than 2 pairs in a split"}
+    acc_e, acc_u = split_curves(correct, e)
+    null = matched_random_null(correct, e, steps, n=n_null, threshold=threshold, seed=seed)
+    return {**row, "delay": delay(steps, acc_e, acc_u, threshold),
+            "null": {k: v for k, v in null.items() if k != "null"}, "null_values": np.asarray(null["null"]).tolist(),
+            "logistic": logistic_midpoint_delay(steps, correct, e, n_boot=n_boot, seed=seed),
+            "final_margin": {"exposed": float(margin[e, -1].mean()), "unexposed": float(margin[~e, -1].mean())},
+            "acc_exposed": acc_e.tolist(), "acc_unexposed": acc_u.tolist()}
+
+# %% ../nbs/11_grokking.ipynb #4de9794a
+def run_headline(phenomena: dict, final_accuracy: float) -> dict:
+    """The run's summary: final accuracy over all pairs, how many phenomena had the exposed split first (Δt > 0) out
+    of those with a measured Δt, the median Δt, and the smallest null p-value."""
+    deltas = {u: r["delay"]["delta_t"] for u, r in phenomena.items() if "delay" in r}
+    pvals = [r["null"]["p_value"] for r in phenomena.values() if "null" in r]
+    measured = [d for d in deltas.values() if d is not None]
+    return {"final_accuracy": float(final_accuracy), "n_exposed_first": int(sum(d > 0 for d in measured)),
+            "n_phenomena": len(deltas), "median_delta_t": float(np.median(measured)) if measured else None,
+            "min_p": float(min(pvals)) if pvals else None}
+
+# %% ../nbs/11_grokking.ipynb #bb03b638
+def delay_table(runs) -> pd.DataFrame:
+    "One row per (run, phenomenon) with a Δt, from `(run_id, seed, steps, results)` tuples of finished runs."
+    rows = []
+    for run_id, seed, steps, R in runs:
+        for uid, p in R["phenomena"].items():
+            if "delay" not in p: continue
+            lg = p.get("logistic") or {}
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "seed": seed,
+                    "steps": steps,
+                    "phenomenon": uid,
+                    "n_exposed": p["n_exposed"],
+                    "n_unexposed": p["n_unexposed"],
+                    "delta_t": p["delay"]["delta_t"],
+                    "censored": p["delay"]["censored"],
+                    "lower_bound": p["delay"]["delta_t_lower_bound"],
+                    "upper_bound": p["delay"]["delta_t_upper_bound"],
+                    "p_value": p["null"]["p_value"],
+                    "delta_t_logistic": lg.get("delta_t"),
+                    "ci_low": lg.get("ci_low"),
+                    "ci_high": lg.get("ci_high"),
+                    "margin_exposed": p["final_margin"]["exposed"],
+                    "margin_unexposed": p["final_margin"]["unexposed"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+def delay_label(row) -> str:
+    "A Δt for the summary: measured (`+20`), censored (`>220`, `<-30`) or `never`."
+    get = row.get if isinstance(row, dict) else lambda k: getattr(row, k)
+    if get("delta_t") is not None and not pd.isna(get("delta_t")): return f"{get('delta_t'):+.0f}"
+    if get("censored") == "unexposed": return f">{get('lower_bound'):.0f}"
+    if get("censored") == "exposed": return f"<{get('upper_bound'):.0f}"
+    return "never"
+
 # %% ../nbs/11_grokking.ipynb #e2fe82d3
 def effective_rank(matrix) -> float:
     "exp of the entropy of the normalized singular values (Roy & Vetterli 2007)."
@@ -200,6 +272,7 @@ def effective_rank(matrix) -> float:
     p = s[s > 0] / s.sum()
     return float(np.exp(-(p * np.log(p)).sum()))
 
+# %% ../nbs/11_grokking.ipynb #50c09c30
 def concept_auroc(vectors, labels=None, method: str = "mean_diff", n_folds: int = 2, seed: int = 0) -> float:
     """Held-out AUROC of a linear direction separating two classes. `vectors` is either an [N, d] array with
     binary `labels`, or a pair `(v_good, v_bad)` of [N, d] arrays (labels 1 / 0, folds split by pair).
@@ -253,7 +326,7 @@ def concept_auroc(vectors, labels=None, method: str = "mean_diff", n_folds: int 
         aucs.append(roc_auc_score(y[te], score))
     return float(np.mean(aucs))
 
-# %% ../nbs/11_grokking.ipynb #91195324
+# %% ../nbs/11_grokking.ipynb #b03d5eff
 def _records(pairs) -> list[dict]:
     recs = pairs.to_dict("records") if isinstance(pairs, pd.DataFrame) else list(pairs)
     check(len(recs) > 0, "no pairs given")
@@ -284,36 +357,17 @@ def _tokens_in(offs, spans, first) -> list[int]:
     "Positions (from `first`) of tokens overlapping any of the character spans."
     return [i for i in range(first, len(offs)) if any(offs[i][0] < e and offs[i][1] > s for s, e in spans)]
 
-def _batches(seqs, batch_size, pad_id):
-    for s in range(0, len(seqs), batch_size):
-        chunk = seqs[s:s + batch_size]
-        L = max(len(x) for x in chunk)
-        ids = torch.full((len(chunk), L), pad_id, dtype=torch.long)
-        att = torch.zeros((len(chunk), L), dtype=torch.long)
-        for r, x in enumerate(chunk):
-            ids[r, : len(x)] = torch.tensor(x)
-            att[r, : len(x)] = 1
-        yield s, ids, att
+def _pad_id(tokenizer) -> int: return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
 
-@torch.no_grad()
-def _pooled_states(model, tokenizer, texts, spans, layer, pool, batch_size, prepend_bos):
+# %% ../nbs/11_grokking.ipynb #6e7025ca
+def _sentence_states(model, tokenizer, texts, spans, layer, pool, batch_size, prepend_bos) -> np.ndarray:
+    "Pooled `hidden_states[layer]` of each text: at its last token, or over the tokens of its character span."
     ids, offs, first = _encode(tokenizer, texts, prepend_bos)
     if pool == "phrase":
         pos = [_tokens_in(o, [sp], first) for o, sp in zip(offs, spans)]
         for t, p in zip(texts, pos): check(len(p) > 0, f"concept_vectors: no token covers the phrase in {t!r}")
     else: pos = [[len(x) - 1] for x in ids]
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    dev = next(model.parameters()).device
-    out = []
-    for s, x, att in _batches(ids, batch_size, pad):
-        hs = model(input_ids=x.to(dev), attention_mask=att.to(dev), output_hidden_states=True).hidden_states
-        check(
-            -len(hs) <= layer < len(hs),
-            f"concept_vectors: layer {layer} out of range (model has {len(hs)} hidden states, 0 = embeddings)",
-        )
-        h = hs[layer].float().cpu()
-        for r in range(len(x)): out.append(h[r, pos[s + r]].mean(0).numpy())
-    return np.stack(out)
+    return pooled_states(model, ids, layer, pos, batch_size, _pad_id(tokenizer)).numpy()
 
 def concept_vectors(model, tokenizer, pairs, layer: int, pool: str = "last", batch_size: int = 64,
                     prepend_bos: bool = True, return_states: bool = False):
@@ -321,38 +375,31 @@ def concept_vectors(model, tokenizer, pairs, layer: int, pool: str = "last", bat
     or over the critical phrase's tokens ('phrase'); with `return_states` also (h_good, h_bad)."""
     check(pool in ("last", "phrase"), f"concept_vectors: pool must be 'last' or 'phrase', got {pool!r}")
     recs = _records(pairs)
-    fields = (
-        [_phrase_fields(r) for r in recs]
-        if pool == "phrase"
-        else [{"char_span": None, "bad_char_span": None}] * len(recs)
-    )
-    was = model.training
-    model.eval()
-    try:
-        hg = _pooled_states(
-            model,
-            tokenizer,
-            [r["sentence_good"] for r in recs],
-            [f["char_span"] for f in fields],
-            layer,
-            pool,
-            batch_size,
-            prepend_bos,
-        )
-        hb = _pooled_states(
-            model,
-            tokenizer,
-            [r["sentence_bad"] for r in recs],
-            [f["bad_char_span"] for f in fields],
-            layer,
-            pool,
-            batch_size,
-            prepend_bos,
-        )
-    finally: model.train(was)
+    no_span = {"char_span": None, "bad_char_span": None}
+    fields = [_phrase_fields(r) for r in recs] if pool == "phrase" else [no_span] * len(recs)
+    def states(which, span):
+        texts, spans = [r[which] for r in recs], [f[span] for f in fields]
+        return _sentence_states(model, tokenizer, texts, spans, layer, pool, batch_size, prepend_bos)
+    hg, hb = states("sentence_good", "char_span"), states("sentence_bad", "bad_char_span")
     return (hg - hb, hg, hb) if return_states else hg - hb
 
-@torch.no_grad()
+# %% ../nbs/11_grokking.ipynb #8ae57641
+def _query_keys(recs, offs, first):
+    "Per pair: the query token, the key tokens and the direction (critical->context or back), or None."
+    out = []
+    for r, o in zip(recs, offs):
+        f = _phrase_fields(r)
+        crit, ctx = _tokens_in(o, f["critical_chars"], first), _tokens_in(o, f["context_chars"], first)
+        crit = [i for i in crit if i not in ctx]
+        if not crit or not ctx:
+            out.append((None, [], None))
+            continue
+        q = max(crit)
+        k = [i for i in ctx if i < q]
+        if k: out.append((q, k, "critical->context"))
+        else: out.append((max(ctx), [i for i in crit if i < max(ctx)], "context->critical"))
+    return out
+
 def critical_context_attention(
     model, tokenizer, pairs, layers=None, batch_size: int = 64, prepend_bos: bool = True
 ) -> dict:
@@ -364,33 +411,14 @@ def critical_context_attention(
     layers = list(range(n_layers)) if layers is None else list(layers)
     for l in layers:
         check(0 <= l < n_layers, f"critical_context_attention: layer {l} out of range (model has {n_layers})")
-    texts = [r["sentence_good"] for r in recs]
-    ids, offs, first = _encode(tokenizer, texts, prepend_bos)
-    query, keys, direction = [], [], []
-    for r, o in zip(recs, offs):
-        f = _phrase_fields(r)
-        crit, ctx = _tokens_in(o, f["critical_chars"], first), _tokens_in(o, f["context_chars"], first)
-        crit = [i for i in crit if i not in ctx]
-        if not crit or not ctx:
-            query.append(None)
-            keys.append([])
-            direction.append(None)
-            continue
-        q = max(crit)
-        k = [i for i in ctx if i < q]
-        d = "critical->context"
-        if not k: q, k, d = max(ctx), [i for i in crit if i < max(ctx)], "context->critical"
-        query.append(q)
-        keys.append(k)
-        direction.append(d)
+    ids, offs, first = _encode(tokenizer, [r["sentence_good"] for r in recs], prepend_bos)
+    query, keys, direction = map(list, zip(*_query_keys(recs, offs, first)))
     strength = np.full((len(recs), len(layers), H), np.nan)
     entropy = np.full_like(strength, np.nan)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     dev = next(model.parameters()).device
-    was = model.training
-    model.eval()
-    try:
-        for s, x, att in _batches(ids, batch_size, pad):
+    with evaluating(model):
+        for s in range(0, len(ids), batch_size):
+            x, att = right_pad(ids[s:s + batch_size], _pad_id(tokenizer))
             with capture_attention(model, layers=layers) as cap:
                 model(input_ids=x.to(dev), attention_mask=att.to(dev))
             for li, l in enumerate(layers):
@@ -401,9 +429,9 @@ def critical_context_attention(
                     row = A[r, :, q, :len(ids[s + r])]                     # [head, k]
                     strength[s + r, li] = row[:, keys[s + r]].sum(-1).numpy()
                     entropy[s + r, li] = (-(row * torch.log(row.clamp_min(1e-30))).sum(-1)).numpy()
-    finally: model.train(was)
     return dict(strength=strength, entropy=entropy, layers=layers, query=query, keys=keys, direction=direction)
 
+# %% ../nbs/11_grokking.ipynb #3c612a2b
 def rank_heads(steps, strength, transition_step, window) -> pd.DataFrame:
     """Heads ranked by the increase of `strength` [checkpoints, layers, heads] (e.g. mean over pairs) around a
     transition: mean over checkpoints in [t − window, t) subtracted from the mean over [t, t + window]."""
