@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Iterable, Iterator, Callable, Sequence
 import numpy as np
 import torch
+from fastcore.basics import patch
 from .core import GrokError, check, atomic_write, iter_jsonl
 
 # %% auto #0
-__all__ = ['SPECIAL_TOKENS', 'text_source', 'train_tokenizer', 'load_tokenizer', 'TokenStream']
+__all__ = ['SPECIAL_TOKENS', 'text_source', 'train_tokenizer', 'load_tokenizer', 'encode_documents', 'is_lossless',
+           'decode_tokens', 'MemoryCorpus', 'TokenStream']
 
 # %% ../nbs/01_data.ipynb #fbfbcbda
 def _read_jsonl_texts(path: Path, text_field: str) -> Iterator[str]:
@@ -130,99 +132,177 @@ def load_tokenizer(name_or_path: str, **kwargs):
     from transformers import AutoTokenizer
     return AutoTokenizer.from_pretrained(name_or_path, **kwargs)
 
-# %% ../nbs/01_data.ipynb #37d43d08
+# %% ../nbs/01_data.ipynb #7f8af8fe
+def encode_documents(tokenizer, docs: Sequence[str], add_eos: bool = True) -> dict:
+    """`tokens` (int64, all documents concatenated), `char_starts` (int64, each token's start in its document),
+    `lengths` (tokens per document, EOS included), `doc_chars` (characters per document), `digests` (16 bytes each)."""
+    eos = tokenizer.eos_token_id
+    check(eos is not None or not add_eos, "encode_documents: tokenizer has no eos_token_id (needed between documents)")
+    enc = tokenizer(list(docs), add_special_tokens=False, return_offsets_mapping=True)
+    toks, starts, lengths, digests = [], [], [], []
+    for d, ids, offs in zip(docs, enc["input_ids"], enc["offset_mapping"]):
+        ids = np.asarray(list(ids) + ([eos] if add_eos else []), dtype=np.int64)
+        st = [o[0] for o in offs] + ([len(d)] if add_eos else [])
+        toks.append(ids)
+        starts.append(np.asarray(st, dtype=np.int64))
+        lengths.append(len(ids))
+        digests.append(hashlib.sha256(ids.tobytes()).digest()[:16])
+    cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64)
+    return {"tokens": cat(toks), "char_starts": cat(starts), "lengths": np.asarray(lengths, np.int64),
+            "doc_chars": np.asarray([len(d) for d in docs], np.int64), "digests": b"".join(digests)}
+
+# %% ../nbs/01_data.ipynb #ad6f63db
+_PROBE = "Hello, world!  It's 3.5 km\n— naïve café; tab\there."
+
+def is_lossless(tokenizer) -> bool:
+    "Does `decode(encode(text))` give the text back (a byte-level BPE does, a word-level tokenizer does not)?"
+    ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
+    return tokenizer.decode(ids) == _PROBE
+
+def decode_tokens(tokenizer, ids, char_starts, lossless: bool) -> str:
+    "Text of a run of one document's tokens (see above); `char_starts` are the tokens' starts in the document."
+    ids = [int(t) for t in ids]
+    keep = [k for k, t in enumerate(ids) if t != tokenizer.eos_token_id]
+    if lossless: return tokenizer.decode([ids[k] for k in keep])
+    words = tokenizer.convert_ids_to_tokens([ids[k] for k in keep])
+    out, end = [], None
+    for k, w in zip(keep, words):
+        s = int(char_starts[k])
+        if end is not None and s > end: out.append(" " * (s - end))
+        out.append(w)
+        end = s + len(w)
+    return "".join(out)
+
+# %% ../nbs/01_data.ipynb #06d00600
+def _epoch_order(lengths: np.ndarray, seed: int, epoch: int, shuffle: bool) -> tuple[np.ndarray, np.ndarray]:
+    "Document order of an epoch (a permutation seeded by (seed, epoch), or storage order) and cumulative lengths."
+    n = len(lengths)
+    order = np.random.default_rng([seed, epoch]).permutation(n) if shuffle else np.arange(n)
+    return order, np.cumsum(np.asarray(lengths)[order], dtype=np.int64)
+
+class MemoryCorpus:
+    "The corpus interface (see above) over documents encoded in memory."
+    def __init__(self, docs: Sequence[str], tokenizer, add_eos: bool = True):
+        check(len(docs) > 0, "TokenStream: empty corpus (0 documents)")
+        enc = encode_documents(tokenizer, docs, add_eos)
+        self.tokenizer, self.add_eos, self.lossless = tokenizer, add_eos, is_lossless(tokenizer)
+        self._tokens, self._chars = enc["tokens"], enc["char_starts"]
+        self.lengths, self.doc_chars = enc["lengths"], enc["doc_chars"]
+        self.starts = np.r_[0, np.cumsum(self.lengths)[:-1]].astype(np.int64)
+        self.n_docs, self.n_tokens = len(docs), int(self.lengths.sum())
+        self.token_sha = hashlib.sha256(enc["digests"]).hexdigest()
+    def tokens(self, a: int, b: int) -> np.ndarray: return self._tokens[a:b]
+    def char_starts(self, a: int, b: int) -> np.ndarray: return self._chars[a:b]
+    def epoch_order(self, seed: int, epoch: int, shuffle: bool): return _epoch_order(self.lengths, seed, epoch, shuffle)
+    def __repr__(self): return f"MemoryCorpus({self.n_docs} docs, {self.n_tokens} tokens)"
+
+# %% ../nbs/01_data.ipynb #95a41af4
 class TokenStream:
-    "Deterministic, replayable packed token stream over a list of documents."
+    "Deterministic, replayable packed token stream over documents (a list of strings, a source spec, or a corpus)."
     def __init__(self, docs, tokenizer, seq_len: int, batch_size: int, seed: int = 0, shuffle: bool = True,
                  limit: int | None = None, add_eos: bool = True, text_field: str = "text"):
         check(isinstance(seq_len, int) and seq_len >= 2, f"TokenStream: seq_len must be an int >= 2, got {seq_len!r}")
-        check(
-            isinstance(batch_size, int) and batch_size >= 1,
-            f"TokenStream: batch_size must be an int >= 1, got {batch_size!r}",
-        )
-        self.docs = (
-            docs
-            if isinstance(docs, list) and all(isinstance(d, str) for d in docs)
-            else list(text_source(docs, text_field, limit))
-        )
-        check(len(self.docs) > 0, "TokenStream: empty corpus (0 documents)")
-        self.tokenizer, self.seq_len, self.batch_size, self.seed, self.shuffle = (tokenizer, seq_len, batch_size, seed,
-            shuffle)
-        eos = tokenizer.eos_token_id
-        check(eos is not None or not add_eos, "TokenStream: tokenizer has no eos_token_id (needed between documents)")
-        enc = tokenizer(self.docs, add_special_tokens=False, return_offsets_mapping=True)
-        self._ids, self._offs = [], []
-        for ids, offs in zip(enc["input_ids"], enc["offset_mapping"]):
-            ids = list(ids) + ([eos] if add_eos else [])
-            offs = list(offs) + ([(offs[-1][1], offs[-1][1])] if (add_eos and offs) else ([(0, 0)] if add_eos else []))
-            self._ids.append(np.asarray(ids, dtype=np.int64))
-            self._offs.append(np.asarray(offs, dtype=np.int64).reshape(-1, 2))
-        self.n_tokens = int(sum(len(x) for x in self._ids))
+        check(isinstance(batch_size, int) and batch_size >= 1,
+              f"TokenStream: batch_size must be an int >= 1, got {batch_size!r}")
+        if hasattr(docs, "epoch_order"): corpus = docs
+        else:
+            texts = docs if isinstance(docs, list) and all(isinstance(d, str) for d in docs) else list(
+                text_source(docs, text_field, limit))
+            corpus = MemoryCorpus(texts, tokenizer, add_eos)
+        self.corpus, self.tokenizer = corpus, tokenizer
+        self.seq_len, self.batch_size, self.seed, self.shuffle = seq_len, batch_size, seed, shuffle
+        self.n_tokens = corpus.n_tokens
         check(self.n_tokens >= seq_len, f"TokenStream: corpus has {self.n_tokens} tokens, fewer than seq_len={seq_len}")
         self.n_seq = self.n_tokens // seq_len
         self._epochs: dict = {}
-        h = hashlib.sha256(f"{seq_len}|{batch_size}|{seed}|{shuffle}|{add_eos}".encode())
-        for x in self._ids: h.update(x.tobytes())
-        self.fingerprint = h.hexdigest()[:16]
+        add_eos = getattr(corpus, "add_eos", True)
+        key = f"{seq_len}|{batch_size}|{seed}|{shuffle}|{add_eos}|{corpus.token_sha}"
+        self.fingerprint = hashlib.sha256(key.encode()).hexdigest()[:16]
 
     def __repr__(self):
-        return (f"TokenStream({len(self.docs)} docs, {self.n_tokens} tokens, seq_len={self.seq_len}, "
+        return (f"TokenStream({self.corpus.n_docs} docs, {self.n_tokens} tokens, seq_len={self.seq_len}, "
                 f"batch_size={self.batch_size}, seed={self.seed})")
     @property
     def tokens_per_step(self) -> int: return self.seq_len * self.batch_size
     @property
     def steps_per_epoch(self) -> float: return self.n_seq / self.batch_size
+    def epochs(self, steps: int) -> float:
+        "Passes over the corpus that `steps` training steps make (a window of `steps * batch_size` sequences)."
+        return steps * self.batch_size / self.n_seq
+    def __getstate__(self): return {**self.__dict__, "_epochs": {}}         # cached epoch orders are not shipped
 
     def _epoch(self, e: int):
         if e not in self._epochs:
             if len(self._epochs) > 2: self._epochs.pop(next(iter(self._epochs)))
-            order = (
-                np.random.default_rng([self.seed, e]).permutation(len(self._ids))
-                if self.shuffle
-                else np.arange(len(self._ids))
-            )
-            ids = np.concatenate([self._ids[i] for i in order])
-            doc = np.concatenate([np.full(len(self._ids[i]), i, dtype=np.int64) for i in order])
-            offs = np.concatenate([self._offs[i] for i in order])
-            self._epochs[e] = (ids, doc, offs)
+            self._epochs[e] = self.corpus.epoch_order(self.seed, e, self.shuffle)
         return self._epochs[e]
 
-    def _seq(self, g: int):
+    def _pieces(self, g: int) -> list[tuple[int, int, int]]:
+        "Global sequence g as (doc_id, storage_start, storage_end) pieces."
         e, k = divmod(g, self.n_seq)
-        ids, doc, offs = self._epoch(e)
-        sl = slice(k * self.seq_len, (k + 1) * self.seq_len)
-        return ids[sl], doc[sl], offs[sl]
-
-    def batch(self, step: int) -> dict:
-        "The batch consumed at `step`: `input_ids` [batch_size, seq_len]."
-        check(isinstance(step, (int, np.integer)) and step >= 0, f"TokenStream.batch: step must be >= 0, got {step!r}")
-        rows = [self._seq(step * self.batch_size + b)[0] for b in range(self.batch_size)]
-        return {"input_ids": torch.from_numpy(np.stack(rows))}
-
-    def iter_batches(self, start_step: int = 0, stop_step: int | None = None) -> Iterator[dict]:
-        "Batches from `start_step` on (resume)."
-        for s in itertools.count(start_step) if stop_step is None else range(start_step, stop_step): yield self.batch(s)
-
-    def segments(self, step: int) -> list[list[tuple[int, int, int]]]:
-        "Per sequence of the batch at `step`: the `(doc_id, char_start, char_end)` runs it was cut from."
-        out = []
-        for b in range(self.batch_size):
-            _, doc, offs = self._seq(step * self.batch_size + b)
-            cut = np.flatnonzero(np.diff(doc)) + 1
-            runs = []
-            for s, e in zip(np.r_[0, cut], np.r_[cut, len(doc)]):
-                runs.append((int(doc[s]), int(offs[s:e, 0].min()), int(offs[s:e, 1].max())))
-            out.append(runs)
+        order, cum = self._epoch(e)
+        lo, hi = k * self.seq_len, (k + 1) * self.seq_len
+        i, out = int(np.searchsorted(cum, lo, side="right")), []
+        while lo < hi:
+            d = int(order[i])
+            doc_lo = int(cum[i]) - int(self.corpus.lengths[d])
+            b = min(hi, int(cum[i]))
+            s = int(self.corpus.starts[d])
+            out.append((d, s + lo - doc_lo, s + b - doc_lo))
+            lo, i = b, i + 1
         return out
 
-    def decode_batch(self, step: int) -> list[str]:
-        "The source text of each sequence of the batch at `step` (runs from different documents joined by newlines)."
-        return ["\n".join(self.docs[d][a:b] for d, a, b in runs) for runs in self.segments(step)]
+# %% ../nbs/01_data.ipynb #8ff0f1af
+@patch
+def batch(self: TokenStream, step: int, rows: tuple[int, int] | None = None) -> dict:
+    """The batch consumed at `step`: `input_ids` [batch_size, seq_len]; with `rows=(a, b)` only rows a..b-1 of it
+    (a DDP rank reads only its own rows)."""
+    check(isinstance(step, (int, np.integer)) and step >= 0, f"TokenStream.batch: step must be >= 0, got {step!r}")
+    a, b = (0, self.batch_size) if rows is None else rows
+    check(
+        0 <= a < b <= self.batch_size,
+        f"TokenStream.batch: rows must satisfy 0 <= a < b <= {self.batch_size}, got {rows}",
+    )
+    out = np.empty((b - a, self.seq_len), dtype=np.int64)
+    for r in range(a, b):
+        out[r - a] = np.concatenate([self.corpus.tokens(s, t) for _, s, t in self._pieces(step * self.batch_size + r)])
+    return {"input_ids": torch.from_numpy(out)}
 
-    def state(self) -> dict:
-        return {
-            "fingerprint": self.fingerprint,
-            "seed": self.seed,
-            "seq_len": self.seq_len,
-            "batch_size": self.batch_size,
-        }
+@patch
+def iter_batches(self: TokenStream, start_step: int = 0, stop_step: int | None = None) -> Iterator[dict]:
+    "Batches from `start_step` on (resume)."
+    for s in itertools.count(start_step) if stop_step is None else range(start_step, stop_step): yield self.batch(s)
+
+# %% ../nbs/01_data.ipynb #5fa6d675
+@patch
+def segments(self: TokenStream, step: int) -> list[list[tuple[int, int, int]]]:
+    "Per sequence of the batch at `step`: the `(doc_id, char_start, char_end)` runs it was cut from."
+    out = []
+    for b in range(self.batch_size):
+        runs = []
+        for d, s, t in self._pieces(step * self.batch_size + b):
+            doc_end = int(self.corpus.starts[d] + self.corpus.lengths[d])
+            end = int(self.corpus.doc_chars[d]) if t >= doc_end else int(self.corpus.char_starts(t, t + 1)[0])
+            runs.append((d, int(self.corpus.char_starts(s, s + 1)[0]), end))
+        out.append(runs)
+    return out
+
+@patch
+def decode_batch(self: TokenStream, step: int) -> list[str]:
+    "The text of each sequence of the batch at `step` (runs from different documents joined by newlines)."
+    c = self.corpus
+    return ["\n".join(decode_tokens(self.tokenizer, c.tokens(s, t), c.char_starts(s, t), c.lossless)
+                      for _, s, t in self._pieces(step * self.batch_size + b)) for b in range(self.batch_size)]
+
+@patch
+def state(self: TokenStream) -> dict:
+    return {"fingerprint": self.fingerprint, "seed": self.seed, "seq_len": self.seq_len, "batch_size": self.batch_size}
+
+# %% ../nbs/01_data.ipynb #1767045d
+@patch
+def window(self: TokenStream, steps: int, allow_repeats: bool = False) -> dict:
+    "`{'steps', 'tokens', 'epochs'}` of a training window; more than one epoch is refused unless `allow_repeats`."
+    ep = self.epochs(steps)
+    check(allow_repeats or ep <= 1, f"training window of {steps} steps x {self.tokens_per_step} tokens = {ep:.2f} "
+          f"epochs of a corpus of {self.n_tokens:,} tokens: more than one pass (give more data, or allow_repeats=True)")
+    return {"steps": int(steps), "tokens": int(steps * self.tokens_per_step), "epochs": float(ep)}

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_train.ipynb #77b89c42
 from __future__ import annotations
-import os, math, time, json, random, shutil, tempfile, contextlib
+import os, math, time, json, random, shutil, tempfile, contextlib, inspect
 from pathlib import Path
 from typing import Callable
 import numpy as np
@@ -244,6 +244,11 @@ def _eval_record(model, eval_fn: Callable, step: int) -> dict:
     "`{'step', 'event': 'eval', **eval_fn(model, step)}` in eval mode."
     with evaluating(model): return {"step": step, "event": "eval", **eval_fn(model, step)}
 
+def _reads_rows(source) -> bool:
+    "Can `source.batch(step, rows=(a, b))` give just rows a..b-1 (a DDP rank then reads only its own rows)?"
+    try: return "rows" in inspect.signature(source.batch).parameters and hasattr(source, "batch_size")
+    except (TypeError, ValueError): return False
+
 # %% ../nbs/04_train.ipynb #ce6cd61b
 def train(
     model,
@@ -305,7 +310,9 @@ def train(
     set_seed(seed, deterministic=dev.type == "cpu")
     start = _resume(rd, model, opt, sched, train_params, fingerprint, dev) if resume else 0
     fwd_model = torch.compile(model) if compile else model
+    reads_rows = world > 1 and _reads_rows(source)
     if world > 1:
+        import torch.distributed as dist
         from torch.nn.parallel import DistributedDataParallel as DDP
         fwd_model = DDP(fwd_model, device_ids=[local_rank] if dev.type == "cuda" else None)
 
@@ -325,10 +332,21 @@ def train(
     bar = tqdm(range(start, steps), initial=start, total=steps, disable=not (progress and is_main), desc="train",
                leave=False)
     for step in bar:
-        batch = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step).items()}
-        B = _check_batch(batch, shared, world, grad_accum)
-        n_target = (_targets(batch) != -100).sum().clamp(min=1)
-        local = _rows(batch, slice(rank * B // world, (rank + 1) * B // world), shared)
+        if reads_rows:                                                  # this rank reads only its rows of the batch
+            B = int(source.batch_size)
+            check(B % (world * grad_accum) == 0,
+                  f"train: batch size {B} is not divisible by world_size*grad_accum = {world * grad_accum}")
+            rows = (rank * B // world, (rank + 1) * B // world)
+            local = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step, rows=rows).items()}
+            _check_batch(local, shared, 1, grad_accum)
+            n_target = (_targets(local) != -100).sum()
+            dist.all_reduce(n_target)                                   # the global count normalises every rank's loss
+            n_target = n_target.clamp(min=1)
+        else:
+            batch = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step).items()}
+            B = _check_batch(batch, shared, world, grad_accum)
+            n_target = (_targets(batch) != -100).sum().clamp(min=1)
+            local = _rows(batch, slice(rank * B // world, (rank + 1) * B // world), shared)
         mb = (B // world) // grad_accum
         loss_total, extra_logs = 0.0, {}
         for i in range(grad_accum):
