@@ -133,23 +133,32 @@ def load_tokenizer(name_or_path: str, **kwargs):
     return AutoTokenizer.from_pretrained(name_or_path, **kwargs)
 
 # %% ../nbs/01_data.ipynb #7f8af8fe
+def _encodings(tokenizer, docs: list[str]) -> tuple[list, list]:
+    "Per document: token ids and character starts (the backend tokenizer's batch encoding when there is one)."
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None:
+        encs = backend.encode_batch(docs, add_special_tokens=False)
+        return [e.ids for e in encs], [[o[0] for o in e.offsets] for e in encs]
+    enc = tokenizer(docs, add_special_tokens=False, return_offsets_mapping=True)
+    return enc["input_ids"], [[o[0] for o in offs] for offs in enc["offset_mapping"]]
+
 def encode_documents(tokenizer, docs: Sequence[str], add_eos: bool = True) -> dict:
     """`tokens` (int64, all documents concatenated), `char_starts` (int64, each token's start in its document),
     `lengths` (tokens per document, EOS included), `doc_chars` (characters per document), `digests` (16 bytes each)."""
     eos = tokenizer.eos_token_id
     check(eos is not None or not add_eos, "encode_documents: tokenizer has no eos_token_id (needed between documents)")
-    enc = tokenizer(list(docs), add_special_tokens=False, return_offsets_mapping=True)
-    toks, starts, lengths, digests = [], [], [], []
-    for d, ids, offs in zip(docs, enc["input_ids"], enc["offset_mapping"]):
-        ids = np.asarray(list(ids) + ([eos] if add_eos else []), dtype=np.int64)
-        st = [o[0] for o in offs] + ([len(d)] if add_eos else [])
-        toks.append(ids)
-        starts.append(np.asarray(st, dtype=np.int64))
-        lengths.append(len(ids))
-        digests.append(hashlib.sha256(ids.tobytes()).digest()[:16])
-    cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64)
-    return {"tokens": cat(toks), "char_starts": cat(starts), "lengths": np.asarray(lengths, np.int64),
-            "doc_chars": np.asarray([len(d) for d in docs], np.int64), "digests": b"".join(digests)}
+    docs = list(docs)
+    ids, starts = _encodings(tokenizer, docs)
+    n = np.fromiter(map(len, ids), np.int64, count=len(docs))
+    doc_chars = np.fromiter(map(len, docs), np.int64, count=len(docs))
+    flat = np.fromiter(itertools.chain.from_iterable(ids), np.int64, count=int(n.sum()))
+    chars = np.fromiter(itertools.chain.from_iterable(starts), np.int64, count=int(n.sum()))
+    if add_eos:                                                        # EOS after each document, at its end
+        ends = np.cumsum(n)
+        flat, chars, n = np.insert(flat, ends, eos), np.insert(chars, ends, doc_chars), n + 1
+    bounds = np.r_[0, np.cumsum(n)]
+    digests = b"".join(hashlib.sha256(flat[a:b].tobytes()).digest()[:16] for a, b in zip(bounds[:-1], bounds[1:]))
+    return {"tokens": flat, "char_starts": chars, "lengths": n, "doc_chars": doc_chars, "digests": digests}
 
 # %% ../nbs/01_data.ipynb #ad6f63db
 _PROBE = "Hello, world!  It's 3.5 km\n— naïve café; tab\there."
@@ -159,18 +168,27 @@ def is_lossless(tokenizer) -> bool:
     ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
     return tokenizer.decode(ids) == _PROBE
 
+def _surfaces(tokenizer) -> tuple[np.ndarray, np.ndarray]:
+    "Token strings and their lengths, indexed by id (cached on the tokenizer)."
+    cache = getattr(tokenizer, "_grok_surfaces", None)
+    if cache is None or len(cache[0]) != len(tokenizer):
+        words = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+        cache = (np.asarray(words, dtype=object), np.fromiter(map(len, words), np.int64, count=len(words)))
+        tokenizer._grok_surfaces = cache
+    return cache
+
 def decode_tokens(tokenizer, ids, char_starts, lossless: bool) -> str:
     "Text of a run of one document's tokens (see above); `char_starts` are the tokens' starts in the document."
-    ids = [int(t) for t in ids]
-    keep = [k for k, t in enumerate(ids) if t != tokenizer.eos_token_id]
-    if lossless: return tokenizer.decode([ids[k] for k in keep])
-    words = tokenizer.convert_ids_to_tokens([ids[k] for k in keep])
-    out, end = [], None
-    for k, w in zip(keep, words):
-        s = int(char_starts[k])
-        if end is not None and s > end: out.append(" " * (s - end))
-        out.append(w)
-        end = s + len(w)
+    ids = np.asarray(ids, dtype=np.int64)
+    keep = ids != tokenizer.eos_token_id if tokenizer.eos_token_id is not None else np.ones(len(ids), bool)
+    if lossless: return tokenizer.decode(ids[keep].tolist())
+    words, lens = _surfaces(tokenizer)
+    ids, starts = ids[keep], np.asarray(char_starts, dtype=np.int64)[keep]
+    if not len(ids): return ""
+    gaps = np.maximum(starts[1:] - (starts[:-1] + lens[ids[:-1]]), 0)
+    out = [None] * (2 * len(ids) - 1)
+    out[0::2] = words[ids].tolist()
+    out[1::2] = [" " * g for g in gaps.tolist()]
     return "".join(out)
 
 # %% ../nbs/01_data.ipynb #06d00600
@@ -192,6 +210,7 @@ class MemoryCorpus:
         self.n_docs, self.n_tokens = len(docs), int(self.lengths.sum())
         self.token_sha = hashlib.sha256(enc["digests"]).hexdigest()
     def tokens(self, a: int, b: int) -> np.ndarray: return self._tokens[a:b]
+    def take(self, positions: np.ndarray) -> np.ndarray: return self._tokens[positions]
     def char_starts(self, a: int, b: int) -> np.ndarray: return self._chars[a:b]
     def epoch_order(self, seed: int, epoch: int, shuffle: bool): return _epoch_order(self.lengths, seed, epoch, shuffle)
     def __repr__(self): return f"MemoryCorpus({self.n_docs} docs, {self.n_tokens} tokens)"
@@ -263,10 +282,19 @@ def batch(self: TokenStream, step: int, rows: tuple[int, int] | None = None) -> 
         0 <= a < b <= self.batch_size,
         f"TokenStream.batch: rows must satisfy 0 <= a < b <= {self.batch_size}, got {rows}",
     )
-    out = np.empty((b - a, self.seq_len), dtype=np.int64)
-    for r in range(a, b):
-        out[r - a] = np.concatenate([self.corpus.tokens(s, t) for _, s, t in self._pieces(step * self.batch_size + r)])
-    return {"input_ids": torch.from_numpy(out)}
+    g0, g1, parts = step * self.batch_size + a, step * self.batch_size + b, []
+    # rows of one epoch are one contiguous token range
+    while g0 < g1:
+        e, k = divmod(g0, self.n_seq)
+        n = min(g1 - g0, self.n_seq - k)
+        order, cum = self._epoch(e)
+        pos = np.arange(k * self.seq_len, (k + n) * self.seq_len, dtype=np.int64)
+        i = np.searchsorted(cum, pos, side="right")
+        doc = np.asarray(order[i], dtype=np.int64)
+        storage = self.corpus.starts[doc] + pos - (np.asarray(cum[i]) - self.corpus.lengths[doc])
+        parts.append(np.asarray(self.corpus.take(storage), dtype=np.int64).reshape(n, self.seq_len))
+        g0 += n
+    return {"input_ids": torch.from_numpy(np.concatenate(parts))}
 
 @patch
 def iter_batches(self: TokenStream, start_step: int = 0, stop_step: int | None = None) -> Iterator[dict]:
