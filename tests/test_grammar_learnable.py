@@ -1,7 +1,7 @@
 """The embedded corpus teaches its grammar: the tiny LLaMA trained on it for a few hundred CPU steps scores the
 generated minimal pairs clearly above chance (0.5)."""
 import numpy as np, pandas as pd, torch
-from grok_nb.grammar import make_embedded_default
+from grok_nb.embedded import make_embedded_default
 from grok_nb.data import train_tokenizer, TokenStream
 from grok_nb.models import build_model
 from grok_nb.train import train
