@@ -57,6 +57,7 @@ def attention_modules(model) -> list:
     check(len(mods) > 0, f"{type(model).__name__}: no attention modules with a layer_idx found")
     return sorted(mods, key=lambda m: m.layer_idx)
 
+# %% ../nbs/05_attention.ipynb #77e0d784
 def n_heads(model) -> int:
     "Attention heads per layer."
     cfg = model.config

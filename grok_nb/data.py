@@ -168,6 +168,7 @@ def is_lossless(tokenizer) -> bool:
     ids = tokenizer(_PROBE, add_special_tokens=False)["input_ids"]
     return tokenizer.decode(ids) == _PROBE
 
+# %% ../nbs/01_data.ipynb #7c4778e7
 def _surfaces(tokenizer) -> tuple[np.ndarray, np.ndarray]:
     "Token strings and their lengths, indexed by id (cached on the tokenizer)."
     cache = getattr(tokenizer, "_grok_surfaces", None)
@@ -296,6 +297,7 @@ def batch(self: TokenStream, step: int, rows: tuple[int, int] | None = None) -> 
         g0 += n
     return {"input_ids": torch.from_numpy(np.concatenate(parts))}
 
+# %% ../nbs/01_data.ipynb #d38c3f32
 @patch
 def iter_batches(self: TokenStream, start_step: int = 0, stop_step: int | None = None) -> Iterator[dict]:
     "Batches from `start_step` on (resume)."
@@ -315,6 +317,7 @@ def segments(self: TokenStream, step: int) -> list[list[tuple[int, int, int]]]:
         out.append(runs)
     return out
 
+# %% ../nbs/01_data.ipynb #9003ad3a
 @patch
 def decode_batch(self: TokenStream, step: int) -> list[str]:
     "The text of each sequence of the batch at `step` (runs from different documents joined by newlines)."
@@ -322,6 +325,7 @@ def decode_batch(self: TokenStream, step: int) -> list[str]:
     return ["\n".join(decode_tokens(self.tokenizer, c.tokens(s, t), c.char_starts(s, t), c.lossless)
                       for _, s, t in self._pieces(step * self.batch_size + b)) for b in range(self.batch_size)]
 
+# %% ../nbs/01_data.ipynb #35947d1c
 @patch
 def state(self: TokenStream) -> dict:
     return {"fingerprint": self.fingerprint, "seed": self.seed, "seq_len": self.seq_len, "batch_size": self.batch_size}

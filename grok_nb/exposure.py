@@ -174,6 +174,7 @@ def _rule_for(uid):
 class NoContrast(GrokError):
     "The good and bad sentences have the same words: there is no critical phrase."
 
+# %% ../nbs/10_exposure.ipynb #4ef7d1a6
 @dataclass(frozen=True)
 class CriticalPhrase:
     "The critical phrase of a minimal pair; word indices refer to `words` (the good sentence's words)."
@@ -190,6 +191,7 @@ class CriticalPhrase:
     critical_chars: tuple = field(default=(), repr=False)   # (start, end) per critical word
     context_chars: tuple = field(default=(), repr=False)    # (start, end) per context word
 
+# %% ../nbs/10_exposure.ipynb #03deb319
 def _map_to_bad(ops, s: int, e: int) -> tuple[int, int]:
     "Map the good-word span [s, e) onto bad-word indices through the diff opcodes."
     def at(i, end):
@@ -254,6 +256,7 @@ def critical_phrases(pairs) -> pd.DataFrame:
         rows.append(row)
     return pd.DataFrame(rows, columns=PHRASE_COLUMNS)
 
+# %% ../nbs/10_exposure.ipynb #cd006e6e
 def phrase_coverage(table: pd.DataFrame, examples: int = 3) -> pd.DataFrame:
     """Per UID: pairs, share with a phrase, share found by the UID's context rule (`ok`), skipped pairs, and a
     few example phrases."""
@@ -416,6 +419,7 @@ def stream_texts(stream, steps) -> Iterator[tuple[int, str]]:
         )
         for t in texts: yield int(step), t
 
+# %% ../nbs/10_exposure.ipynb #6104b8f0
 def exposure_from_stream(
     phrases: Iterable[str], stream, window_step: int, case_sensitive: bool = True, n_jobs: int = 1
 ) -> pd.DataFrame:

@@ -253,6 +253,7 @@ def delay_table(runs) -> pd.DataFrame:
             )
     return pd.DataFrame(rows)
 
+# %% ../nbs/11_grokking.ipynb #8043c08d
 def delay_label(row) -> str:
     "A Δt for the summary: measured (`+20`), censored (`>220`, `<-30`) or `never`."
     get = row.get if isinstance(row, dict) else lambda k: getattr(row, k)

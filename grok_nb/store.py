@@ -45,6 +45,7 @@ def token_dtype(vocab_size: int, dtype: str | None = None) -> np.dtype:
           f"token store: dtype {dt.name} cannot hold a vocabulary of {vocab_size} ids (largest {np.iinfo(dt).max})")
     return dt
 
+# %% ../nbs/01b_store.ipynb #cc7212cc
 def write_indexed(
     prefix, tokens: np.ndarray, sizes: Sequence[int], dtype, doc_idx: Sequence[int] | None = None
 ) -> Path:
@@ -360,6 +361,7 @@ def tokens(self: TokenStore, a: int, b: int) -> np.ndarray:
     check(b <= self.base[k + 1], f"TokenStore.tokens: positions {a}..{b} cross a shard boundary")
     return self._shards[k][0].data[a - self.base[k]:b - self.base[k]].astype(np.int64)
 
+# %% ../nbs/01b_store.ipynb #a2c847fc
 @patch
 def take(self: TokenStore, positions: np.ndarray) -> np.ndarray:
     "Token ids at any storage positions (one vectorized read per shard touched), as int64."
@@ -371,6 +373,7 @@ def take(self: TokenStore, positions: np.ndarray) -> np.ndarray:
         out[m] = self._shards[k][0].data[positions[m] - self.base[k]]
     return out
 
+# %% ../nbs/01b_store.ipynb #a2d46232
 @patch
 def char_starts(self: TokenStore, a: int, b: int) -> np.ndarray:
     "Each token's start (in characters) in its document, for storage positions a..b-1 (within one document)."
@@ -385,6 +388,7 @@ def char_starts(self: TokenStore, a: int, b: int) -> np.ndarray:
     deltas[far[i:j, 0] - lo] = far[i:j, 1]                           # the rare distances of 255 or more
     return np.cumsum(deltas)[a - s0:]
 
+# %% ../nbs/01b_store.ipynb #3e0c3270
 @patch
 def epoch_order(self: TokenStore, seed: int, epoch: int, shuffle: bool) -> tuple[np.ndarray, np.ndarray]:
     "The epoch's document order and cumulative lengths, computed once and memory-mapped from `orders/`."
@@ -400,6 +404,7 @@ def epoch_order(self: TokenStore, seed: int, epoch: int, shuffle: bool) -> tuple
         except OSError: return arrays                                  # a read-only store: keep this epoch in memory
     return tuple(np.load(f, mmap_mode="r") for f in names)
 
+# %% ../nbs/01b_store.ipynb #6a7d7743
 @patch
 def stream(self: TokenStore, seq_len: int, batch_size: int, seed: int = 0, shuffle: bool = True) -> TokenStream:
     "A `TokenStream` over this store."
