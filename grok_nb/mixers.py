@@ -15,6 +15,7 @@ from transformers import initialization as hf_init
 from transformers.modeling_outputs import CausalLMOutput
 from .core import GrokError, check
 from .models import build_model
+from .train import lm_loss
 
 # %% auto #0
 __all__ = ['ARCHS', 'CausalMixerConfig', 'CausalTokenMixing', 'CausalMixerBlock', 'CausalMixerForCausalLM', 'build_mixer_model',
@@ -34,6 +35,7 @@ class CausalMixerConfig(PreTrainedConfig):
     initializer_range: float = 0.02
     tie_word_embeddings: bool = False
 
+# %% ../nbs/22_mixers.ipynb #2692ccf6
 class CausalTokenMixing(nn.Module):
     "Token-mixing MLP over positions with lower-triangular weights; channels split into `heads` groups."
     def __init__(self, seq_len: int, hidden_size: int, heads: int = 1):
@@ -66,6 +68,7 @@ class CausalTokenMixing(nn.Module):
         h = self.mix(self.w2, self.b2, F.gelu(self.mix(self.w1, self.b1, h)))
         return h.reshape(B, L, d)
 
+# %% ../nbs/22_mixers.ipynb #4ecd2d42
 class CausalMixerBlock(nn.Module):
     "Pre-norm residual block: token mixing, then a channel MLP."
     def __init__(self, config: CausalMixerConfig):
@@ -82,6 +85,7 @@ class CausalMixerBlock(nn.Module):
         x = x + self.token_mixing(self.token_norm(x))
         return x + self.channel_mlp(self.channel_norm(x))
 
+# %% ../nbs/22_mixers.ipynb #05503442
 class CausalMixerForCausalLM(PreTrainedModel):
     "Causal MLP-Mixer language model (embedding, blocks, final LayerNorm, LM head)."
     config_class = CausalMixerConfig
@@ -117,11 +121,7 @@ class CausalMixerForCausalLM(PreTrainedModel):
         x = self.norm(x)
         if output_hidden_states: hidden[-1] = x
         logits = self.lm_head(x)
-        loss = None
-        if labels is not None:
-            loss = F.cross_entropy(
-                logits[:, :-1].reshape(-1, logits.size(-1)).float(), labels[:, 1:].reshape(-1), ignore_index=-100
-            )
+        loss = None if labels is None else lm_loss(logits, labels)
         return CausalLMOutput(loss=loss, logits=logits, hidden_states=tuple(hidden) if hidden else None)
 
 AutoConfig.register(CausalMixerConfig.model_type, CausalMixerConfig, exist_ok=True)

@@ -341,8 +341,8 @@ def demo_jobs() -> list[tuple[str, dict]]:
         ]
     ]                                                          # case studies
     sparse = [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=4)          # the defaults (4 heads)
-              # heads; plateau vs S, with and without bias
-              + grid(seed=[0, 1, 2], S=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])
+              # heads; plateau vs n_cells, with and without bias
+              + grid(seed=[0, 1, 2], n_cells=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])
               # vs the transformer at the defaults
               + grid(seed=[0, 1, 2], arch="mlp_mixer")
               + grid(seed=[0, 1, 2], task="cellular_automaton", arch=["transformer", "mlp_mixer"])

@@ -7,12 +7,13 @@ from __future__ import annotations
 import math, hashlib
 import numpy as np
 import torch
+from fastcore.basics import patch
 from .core import GrokError, check
 
 # %% auto #0
 __all__ = ['step_generator', 'task_fingerprint', 'trajectory_layout', 'TrajectoryTask', 'SparseLinearMap', 'elementary_rule',
-           'CellularAutomaton', 'NeuralCA', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'smooth', 'plateau_length',
-           'attention_alignment', 'target_bias', 'position_accuracy']
+           'CellularAutomaton', 'NeuralCA', 'make_task', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'smooth',
+           'plateau_length', 'attention_alignment', 'target_bias', 'position_accuracy']
 
 # %% ../nbs/21_synthetic.ipynb #b27c6403
 _TASK_SALT, _BATCH_SALT = 0x7A5C, 0xBA7C
@@ -25,6 +26,7 @@ def step_generator(seed: int, step: int, salt: int = _BATCH_SALT) -> torch.Gener
     g.manual_seed(int(state[0]) << 31 ^ int(state[1]))
     return g
 
+# %% ../nbs/21_synthetic.ipynb #e98f4795
 def task_fingerprint(name: str, params: dict, *tensors: torch.Tensor) -> str:
     """16 hex digits identifying a batch source (its parameters and defining tensors); `train` refuses to resume across
     a change."""
@@ -164,6 +166,7 @@ def elementary_rule(number: int) -> torch.Tensor:
     check(isinstance(number, int) and 0 <= number <= 255, f"elementary rule number must be in 0..255, got {number!r}")
     return torch.tensor([(number >> i) & 1 for i in range(8)])
 
+# %% ../nbs/21_synthetic.ipynb #f41e3e97
 def _check_ca(S, C, W):
     check(isinstance(S, int) and S >= 1, f"S (number of cells) must be an int >= 1, got S={S!r}")
     check(isinstance(C, int) and C >= 2, f"C (number of colours) must be an int >= 2, got C={C!r}")
@@ -223,42 +226,52 @@ class CellularAutomaton(TrajectoryTask):
         if self.periodic: return [[(i + o) % self.S for o in range(-r, r + 1)] for i in range(self.S)]
         return [[i + o for o in range(-r, r + 1) if 0 <= i + o < self.S] for i in range(self.S)]
 
-    def window_index(self, x: torch.Tensor) -> torch.Tensor:
-        "Rule-table index of every cell's window: `x [B, S]` -> `[B, S]`."
-        r, (B, S) = self.W // 2, x.shape
-        xp = torch.cat([x[:, S - r:], x, x[:, :r]], 1) if self.periodic else torch.nn.functional.pad(x, (r, r))
-        idx = torch.zeros_like(x)
-        for j in range(self.W): idx = idx * self.C + xp[:, j:j + S]
-        return idx
-
-    def step_states(self, x: torch.Tensor, rule_ids: torch.Tensor, g: torch.Generator | None = None) -> torch.Tensor:
-        "One update of every cell: `x [B, S]`, `rule_ids [B]` -> `[B, S]`."
-        return torch.gather(self.rules[rule_ids], 1, self.window_index(x))
-
-    def trajectory(
-        self, x0: torch.Tensor, rule_ids: torch.Tensor | None = None, g: torch.Generator | None = None
-    ) -> torch.Tensor:
-        "Roll `x0 [B, S]` forward under the given rules (default: rule 0): states `[B, T, S]`."
-        x0 = torch.as_tensor(x0, dtype=torch.long)
-        rule_ids = (
-            torch.zeros(len(x0), dtype=torch.long) if rule_ids is None else torch.as_tensor(rule_ids, dtype=torch.long)
-        )
-        xs = [x0]
-        for _ in range(self.T - 1): xs.append(self.step_states(xs[-1], rule_ids, g))
-        return torch.stack(xs, 1)
-
-    def sample(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
-        "States `[B, T, S]` and the rule id of every sequence at `step`."
-        g = step_generator(self.seed, step)
-        rule_ids = torch.randint(0, self.n_rules, (self.batch_size,), generator=g)
-        x0 = torch.randint(0, self.C, (self.batch_size, self.S), generator=g)
-        return self.trajectory(x0, rule_ids, g), rule_ids
-
-    def states(self, step: int) -> torch.Tensor: return self.sample(step)[0]
-
     def __repr__(self):
         return (f"{type(self).__name__}(S={self.S}, C={self.C}, W={self.W}, n_rules={self.n_rules}, T={self.T}, "
                 f"periodic={self.periodic}, seq_len={self.seq_len})")
+
+# %% ../nbs/21_synthetic.ipynb #99ce153b
+@patch
+def window_index(self: CellularAutomaton, x: torch.Tensor) -> torch.Tensor:
+    "Rule-table index of every cell's window: `x [B, S]` -> `[B, S]`."
+    r, (B, S) = self.W // 2, x.shape
+    xp = torch.cat([x[:, S - r:], x, x[:, :r]], 1) if self.periodic else torch.nn.functional.pad(x, (r, r))
+    idx = torch.zeros_like(x)
+    for j in range(self.W): idx = idx * self.C + xp[:, j:j + S]
+    return idx
+
+# %% ../nbs/21_synthetic.ipynb #7130ead7
+@patch
+def step_states(self: CellularAutomaton, x: torch.Tensor, rule_ids: torch.Tensor, g: torch.Generator | None = None
+                ) -> torch.Tensor:
+    "One update of every cell: `x [B, S]`, `rule_ids [B]` -> `[B, S]`."
+    return torch.gather(self.rules[rule_ids], 1, self.window_index(x))
+
+# %% ../nbs/21_synthetic.ipynb #98135130
+@patch
+def trajectory(
+    self: CellularAutomaton, x0: torch.Tensor, rule_ids: torch.Tensor | None = None, g: torch.Generator | None = None
+) -> torch.Tensor:
+    "Roll `x0 [B, S]` forward under the given rules (default: rule 0): states `[B, T, S]`."
+    x0 = torch.as_tensor(x0, dtype=torch.long)
+    rule_ids = (
+        torch.zeros(len(x0), dtype=torch.long) if rule_ids is None else torch.as_tensor(rule_ids, dtype=torch.long)
+    )
+    xs = [x0]
+    for _ in range(self.T - 1): xs.append(self.step_states(xs[-1], rule_ids, g))
+    return torch.stack(xs, 1)
+
+# %% ../nbs/21_synthetic.ipynb #8bff90ac
+@patch
+def sample(self: CellularAutomaton, step: int) -> tuple[torch.Tensor, torch.Tensor]:
+    "States `[B, T, S]` and the rule id of every sequence at `step`."
+    g = step_generator(self.seed, step)
+    rule_ids = torch.randint(0, self.n_rules, (self.batch_size,), generator=g)
+    x0 = torch.randint(0, self.C, (self.batch_size, self.S), generator=g)
+    return self.trajectory(x0, rule_ids, g), rule_ids
+
+@patch
+def states(self: CellularAutomaton, step: int) -> torch.Tensor: return self.sample(step)[0]
 
 # %% ../nbs/21_synthetic.ipynb #4f2f285a
 class NeuralCA(CellularAutomaton):
@@ -298,6 +311,22 @@ class NeuralCA(CellularAutomaton):
         p = torch.gather(probs, 1, idx[..., None].expand(-1, -1, self.C))     # [B, S, C]
         return torch.multinomial(p.flatten(0, 1), 1, generator=g).view_as(x)
 
+# %% ../nbs/21_synthetic.ipynb #ee4c9555
+def make_task(kind: str, n_cells: int, n_states: int = 2, sparsity: int = 2, n_colours: int = 2, n_rules: int = 1,
+              window: int = 3, blind: bool | None = None, batch_size: int = 64, seed: int = 0,
+              task_seed: int = 0) -> TrajectoryTask:
+    "A `SparseLinearMap` (`kind='linear_map'`) or `CellularAutomaton` (`'cellular_automaton'`) from study parameters."
+    check(
+        kind in ("linear_map", "cellular_automaton"), f"task must be 'linear_map' or 'cellular_automaton', got {kind!r}"
+    )
+    kw = {} if blind is None else dict(blind=blind)
+    if kind == "linear_map":
+        return SparseLinearMap(
+            n_cells, sparsity, T=n_states, batch_size=batch_size, seed=seed, task_seed=task_seed, **kw
+        )
+    return CellularAutomaton(n_cells, C=n_colours, W=window, n_rules=n_rules, T=n_states, batch_size=batch_size,
+                             seed=seed, task_seed=task_seed, **kw)
+
 # %% ../nbs/21_synthetic.ipynb #30012217
 def dyck_attn_target(tokens, k: int) -> torch.Tensor:
     "Reference ground truth for one Dyck sequence: `[L, L]`, row q one-hot on the innermost open bracket after token q."
@@ -312,6 +341,7 @@ def dyck_attn_target(tokens, k: int) -> torch.Tensor:
         if stack and q < L - 1: target[q, stack[-1][1]] = 1.0
     return target
 
+# %% ../nbs/21_synthetic.ipynb #1308c222
 class Dyck:
     "Batch source of Dyck-k prefixes of length L with nesting depth <= max_depth."
     plateau_level = None
@@ -391,6 +421,7 @@ def smooth(values, window: int = 21) -> np.ndarray:
     lo, hi = np.clip(np.arange(len(v)) - h, 0, len(v)), np.clip(np.arange(len(v)) + h + 1, 0, len(v))
     return (c[hi] - c[lo]) / (hi - lo)
 
+# %% ../nbs/21_synthetic.ipynb #97b09530
 def plateau_length(losses, level: float = 0.5 * math.log(2), window: int = 21, steps=None) -> int | None:
     "First step at which the smoothed loss falls below `level` (`steps[i]` if given, else the index); None if never."
     losses = np.asarray(losses, dtype=float)
@@ -416,6 +447,7 @@ def attention_alignment(probs: torch.Tensor, target: torch.Tensor) -> torch.Tens
     share = (probs.float() * mask[:, None]).sum(-1)                       # [B, H, Q]
     return (share * rows[:, None]).sum((0, 2)) / rows.sum()
 
+# %% ../nbs/21_synthetic.ipynb #4bb15434
 def target_bias(attn_target: torch.Tensor, beta: float = 8.0) -> torch.Tensor:
     "Additive attention-logit bias: `beta` on the ground-truth keys, 0 elsewhere (same shape as `attn_target`)."
     return beta * (attn_target > 0).float()
