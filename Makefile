@@ -10,7 +10,7 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: demo test export clean docs bench install lint
+.PHONY: demo test export clean docs bench install lint profile-a profile-b profile-c
 
 $(STAMP): setup.py settings.ini
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -24,6 +24,11 @@ install: $(STAMP)
 # the main job: all three studies at CPU scale on the embedded default, figures into figures/
 demo: $(STAMP)
 	$(BIN)/grok-nb demo
+
+# CPU profiles: the runs behind a study's claims that do not fit the demo (each <= 2 h on 2 cores); figures into
+# figures/profile-<a|b|c>/, runs into runs/profile-<a|b|c>/
+profile-a profile-b profile-c: $(STAMP)
+	$(BIN)/grok-nb profile $(subst profile-,,$@)
 
 # notebooks/export in sync, notebooks clean, notebook tests, pytest suites
 test: $(STAMP)

@@ -13,9 +13,11 @@ from .core import (GrokError, check, run_id, save_json, load_json, atomic_write,
     make_run_dir)
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'RUNS_DIR', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'grid', 'studies_dir', 'study_notebook',
+__all__ = ['STUDIES_DIR', 'RUNS_DIR', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid', 'studies_dir', 'study_notebook',
            'study_defaults', 'resolve_params', 'run_path', 'run_status', 'run_study', 'sweep', 'load_runs', 'run_plan',
-           'study_params', 'open_run', 'demo_jobs', 'save_summary', 'run_reports', 'demo', 'parse_params', 'main']
+           'study_params', 'open_run', 'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments',
+           'demo_jobs', 'save_summary', 'run_reports', 'demo', 'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs',
+           'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -311,7 +313,13 @@ def open_run(study: str, params: dict, run_dir=None, runs_dir=None) -> RunDir:
     (rd.path / "figures").mkdir(parents=True, exist_ok=True)
     return rd
 
-# %% ../nbs/90_sweep.ipynb #fd0ff598
+# %% ../nbs/90_sweep.ipynb #2e865005
+def demo_grokking() -> list[tuple[str, dict]]:
+    "Study A's demo runs."
+    # 250 steps of 32 x 64 tokens are 1.09 passes over the 6,000-document embedded corpus: allowed explicitly
+    return [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10, allow_repeats=True)]
+
+# %% ../nbs/90_sweep.ipynb #34cb56de
 EMERGENCE_DEMO = dict(
     sizes=["pythia-micro", "pythia-tiny"],
     seeds=[0, 1, 2],
@@ -319,16 +327,30 @@ EMERGENCE_DEMO = dict(
     checkpoint_every=100,
     tasks={"ioi": {}, "string_repetition": {}, "pattern_completion": {"period": 2}, "in_context_repetition": {}},
 )
+
+def demo_emergence() -> tuple[list, list]:
+    "Study B's suite runs: (the first, which trains the mini-suite; the last, which reuses it)."
+    return [("emergence", {**EMERGENCE_DEMO, "patch_span": 1})], [("emergence", {**EMERGENCE_DEMO, "patch_span": 4})]
+
+# %% ../nbs/90_sweep.ipynb #0d53c3c9
+def demo_sparse_attention() -> list[tuple[str, dict]]:
+    "Study B's synthetic-task runs."
+    return [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=4)          # the defaults (4 heads)
+            # heads; plateau vs n_cells, with and without bias
+            + grid(seed=[0, 1, 2], n_cells=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])
+            # vs the transformer at the defaults
+            + grid(seed=[0, 1, 2], arch="mlp_mixer")
+            + grid(seed=[0, 1, 2], task="cellular_automaton", arch=["transformer", "mlp_mixer"])
+            + grid(seed=[0, 1, 2], pretrain="nca")]                                    # vs scratch at the defaults
+
+# %% ../nbs/90_sweep.ipynb #d094aeac
 COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20)
 
-def demo_jobs() -> list[tuple[str, dict]]:
-    "The demo's runs, in the order the pool takes them."
-    first = [("emergence", {**EMERGENCE_DEMO, "patch_span": 1})]
-    # 250 steps of 32 x 64 tokens are 1.09 passes over the 6,000-document embedded corpus: allowed explicitly
-    grok = [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10, allow_repeats=True)]
+def demo_compartments() -> list[tuple[str, dict]]:
+    "Study C's demo runs."
     D = dict(seed=0, **COMPARTMENTS_DEMO)
     B = dict(case="bio_qa", corpus="joint", seed=0, steps=500, n_people=100, lr=0.003, batch_size=32, eval_every=100)
-    comp = [
+    return [
         ("compartments", p)
         for p in grid({**D, "c": 2, "init": "duplicate"}, c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)
         + [
@@ -340,15 +362,12 @@ def demo_jobs() -> list[tuple[str, dict]]:
             {**B, "c": 2},
         ]
     ]                                                          # case studies
-    sparse = [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=4)          # the defaults (4 heads)
-              # heads; plateau vs n_cells, with and without bias
-              + grid(seed=[0, 1, 2], n_cells=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])
-              # vs the transformer at the defaults
-              + grid(seed=[0, 1, 2], arch="mlp_mixer")
-              + grid(seed=[0, 1, 2], task="cellular_automaton", arch=["transformer", "mlp_mixer"])
-              + grid(seed=[0, 1, 2], pretrain="nca")]                                    # vs scratch at the defaults
-    last = [("emergence", {**EMERGENCE_DEMO, "patch_span": 4})]
-    return first + grok + comp + sparse + last
+
+# %% ../nbs/90_sweep.ipynb #9973164d
+def demo_jobs() -> list[tuple[str, dict]]:
+    "The demo's runs, in the order the pool takes them: the suite-training emergence run first, its reuse last."
+    first, last = demo_emergence()
+    return first + demo_grokking() + demo_compartments() + demo_sparse_attention() + last
 
 # %% ../nbs/90_sweep.ipynb #744afbf0
 def save_summary(study: str, lines: list[str], runs_dir=None) -> Path:
@@ -358,8 +377,9 @@ def save_summary(study: str, lines: list[str], runs_dir=None) -> Path:
     return path
 
 # %% ../nbs/90_sweep.ipynb #22758bea
-def run_reports(runs_dir=None, figures_dir=None) -> list[str]:
-    "Execute every notebook in nbs/reports with papermill (cwd nbs/reports); returns the ones that failed."
+def run_reports(runs_dir=None, figures_dir=None, studies=None) -> list[str]:
+    """Execute the notebooks in nbs/reports (all, or those of `studies`) with papermill (cwd nbs/reports); returns the
+    ones that failed."""
     import papermill
 
     rep = PROJECT_ROOT / "nbs" / "reports"
@@ -367,6 +387,7 @@ def run_reports(runs_dir=None, figures_dir=None) -> list[str]:
     out = Path(runs_dir or RUNS_DIR) / "_reports"
     out.mkdir(parents=True, exist_ok=True)
     for nb in sorted(rep.glob("*.ipynb")):
+        if studies is not None and nb.stem not in studies: continue
         try:
             papermill.execute_notebook(
                 str(nb),
@@ -407,6 +428,48 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
     print(f"\n[demo] figures in {Path(figures_dir or PROJECT_ROOT/'figures')}")
     return int(bad > 0 or len(failed_reports) > 0)
 
+# %% ../nbs/90_sweep.ipynb #ba5701be
+def profile_a_jobs() -> list[tuple[str, dict]]:
+    "Study A's profile."
+    return []
+
+def profile_b_jobs() -> list[tuple[str, dict]]:
+    "Study B's profile."
+    return []
+
+def profile_c_jobs() -> list[tuple[str, dict]]:
+    "Study C's profile."
+    return []
+
+PROFILES = {"a": (profile_a_jobs, ["grokking"]), "b": (profile_b_jobs, ["emergence", "sparse_attention"]),
+            "c": (profile_c_jobs, ["compartments"])}
+
+# %% ../nbs/90_sweep.ipynb #88a1040a
+def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) -> int:
+    """Run profile `name`'s jobs through one pool into `runs/profile-<name>/`, then its studies' reports into
+    `figures/profile-<name>/`; prints the summaries and the wall time. Returns 1 if a run or report failed."""
+    check(name in PROFILES, f"unknown profile {name!r}; known: {', '.join(PROFILES)}")
+    jobs_fn, studies = PROFILES[name]
+    jobs = jobs_fn()
+    check(len(jobs) > 0, f"profile {name!r} has no jobs yet")
+    runs_dir = Path(runs_dir or RUNS_DIR / f"profile-{name}")
+    figures_dir = Path(figures_dir or PROJECT_ROOT / "figures" / f"profile-{name}")
+    t0 = time.time()
+    df = run_plan(jobs, workers=workers, runs_dir=runs_dir)
+    bad = int((df["status"] == "failed").sum())
+    for r in df[df.status == "failed"].itertuples(): print(f"[profile {name}] FAILED {r.study} {r.run_id}: {r.error}")
+    t_runs = time.time() - t0
+    failed = run_reports(runs_dir, figures_dir, studies=studies)
+    print(
+        f"\n[profile {name}] {len(jobs)} runs in {t_runs / 60:.1f} min, reports {(time.time() - t0 - t_runs) / 60:.1f} "
+        "min; "
+        f"{bad} failed runs, {len(failed)} failed reports"
+    )
+    for study in studies:
+        f = runs_dir / "_reports" / f"{study}_summary.txt"
+        print(f"\n[profile {name}] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
+    return int(bad > 0 or len(failed) > 0)
+
 # %% ../nbs/90_sweep.ipynb #89f0775c
 def _parse_value(s: str):
     try: return ast.literal_eval(s)
@@ -442,6 +505,9 @@ def main(argv=None):
     s.add_argument("--partition", default=None)
     s.add_argument("--gpus", type=int, default=None)
     s.add_argument("--time", type=int, default=60)
+    pr = sub.add_parser("profile")
+    pr.add_argument("name", choices=sorted(PROFILES))
+    pr.add_argument("--workers", type=int, default=2)
     d = sub.add_parser("demo")
     d.add_argument("--runs-dir", default=None)
     d.add_argument("--workers", type=int, default=2)
@@ -469,6 +535,8 @@ def main(argv=None):
             )
             print(df[["run_id", "status"]].to_string(index=False))
             return int((df["status"] == "failed").any())
+        if a.cmd == "profile":
+            return run_profile(a.name, workers=a.workers)
         if a.cmd == "demo":
             return demo(a.runs_dir, workers=a.workers)
     except GrokError as e:
