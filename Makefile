@@ -10,7 +10,7 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: demo test export clean docs bench install lint
+.PHONY: demo test export clean docs docs-check bench install lint
 
 $(STAMP): setup.py settings.ini
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -48,6 +48,12 @@ docs: $(STAMP)
 	if [ "$(DOCS_ENGINE)" != sphinx ] && { command -v quarto >/dev/null || { $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && test -x $(BIN)/quarto; }; }; then \
 	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbdev_docs; \
 	else echo "make docs: no quarto binary (or DOCS_ENGINE=sphinx): building the offline site with Sphinx"; OMP_NUM_THREADS=1 $(BIN)/python docs/build_site.py; fi
+
+# the offline site in headless Chromium (apt-get install -y chromium chromium-driver): navigation, an API entry,
+# search, and no page with a `#|` directive, a stderr box or a request outside the site
+docs-check: $(STAMP)
+	test -f _docs/index.html || $(MAKE) docs DOCS_ENGINE=sphinx
+	$(BIN)/python docs/check_site.py --site _docs
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
