@@ -559,8 +559,9 @@ def main(argv=None) -> int:
     postprocess(html_dir)
     shutil.rmtree(out, ignore_errors=True)
     shutil.move(str(html_dir), str(out))
-    n = sum(1 for _ in out.rglob("*.html"))
-    print(f"wrote {out / 'index.html'}: {len(pages)} notebook pages, {n} HTML pages in all, {time.time() - t0:.0f} s")
+    n = sum(1 for p in out.rglob("*.html") if not p.relative_to(out).parts[0].startswith("_"))
+    print(f"wrote {out / 'index.html'}: {len(pages)} notebook pages, {n} pages in all (with the section pages, the "
+          f"gallery and search), {time.time() - t0:.0f} s")
     return 0
 
 

@@ -44,6 +44,7 @@ html_css_files = ["grok_nb.css"]
 html_show_sourcelink = False
 html_copy_source = False
 html_last_updated_fmt = None
+html_use_index = False  # nbdev pages declare no Sphinx objects: the general index would be empty
 html_theme_options = {
     "header_links_before_dropdown": 8,
     "navbar_align": "left",
@@ -74,8 +75,9 @@ def _copy_mathjax(app, exc):
     shutil.rmtree(dst, ignore_errors=True)
     dst.mkdir(parents=True)
     shutil.copy2(_MJ_DIR / "tex-chtml.js", dst / "tex-chtml.js")
-    for sub in ("input", "output", "ui", "a11y", "adaptors"):
+    for sub in ("input/tex", "output/chtml", "ui", "a11y"):  # TeX in, HTML-CSS out, the menu and its a11y options
         if (_MJ_DIR / sub).is_dir(): copy_asset(str(_MJ_DIR / sub), str(dst / sub))
+        if (_MJ_DIR / f"{sub}.js").is_file(): shutil.copy2(_MJ_DIR / f"{sub}.js", dst / f"{sub}.js")
 
 
 def setup(app):
