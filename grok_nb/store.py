@@ -156,7 +156,15 @@ class _ShardWriter:
         self.folder, self.name, self.dtype = folder, name, np.dtype(dtype)
         self._tok = open(folder / f"{name}.bin.tmp", "wb")
         self._chr = open(folder / f"{name}.chars.tmp", "wb")
-        self.sizes, self.docs, self.digests, self.far, self.n_tokens, self.first = [], [], [], [], 0, None
+        self.sizes, self.docs, self.digests, self.far, self.n_tokens, self.n_docs, self.first = (
+            [],
+            [],
+            [],
+            [],
+            0,
+            0,
+            None,
+        )
     def add(self, ch: dict, k: int | None = None):
         "Append the first `k` documents of an encoded chunk (all by default)."
         k = len(ch["lengths"]) if k is None else k
@@ -166,8 +174,9 @@ class _ShardWriter:
         far = ch["far"][ch["far"][:, 0] < t]
         self.far.append(far + np.array([self.n_tokens, 0]))
         if self.first is None: self.first = ch["first"]
-        self.sizes += ch["lengths"][:k].tolist()
-        self.docs += [(ch["first"] + i, int(c)) for i, c in enumerate(ch["doc_chars"][:k])]
+        self.sizes.append(ch["lengths"][:k].astype(np.int32))             # compact arrays, not Python lists
+        self.docs.append(np.stack([ch["first"] + np.arange(k), ch["doc_chars"][:k]], 1).astype(np.int64))
+        self.n_docs += k
         self.digests.append(ch["digests"][:16 * k])
         self.n_tokens += t
     def close(self) -> dict:
@@ -176,7 +185,7 @@ class _ShardWriter:
             os.fsync(f.fileno())
             f.close()
         base = self.folder / self.name
-        sizes = np.asarray(self.sizes, np.int64)
+        sizes = np.concatenate(self.sizes).astype(np.int64) if self.sizes else np.zeros(0, np.int64)
         with atomic_write(base.with_suffix(".idx"), "wb") as f:
             pointers = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64) * self.dtype.itemsize
             f.write(INDEX_MAGIC + struct.pack("<QBQQ", 1, _CODE_OF[self.dtype], len(sizes), len(sizes) + 1))
@@ -186,7 +195,7 @@ class _ShardWriter:
                 + np.arange(len(sizes) + 1, dtype=np.int64).tobytes()
             )
         with atomic_path(self.folder / f"{self.name}.docs.npy") as p:
-            np.save(p, np.asarray(self.docs, np.int64).reshape(-1, 2))
+            np.save(p, np.concatenate(self.docs) if self.docs else np.zeros((0, 2), np.int64))
         with atomic_write(self.folder / f"{self.name}.digest", "wb") as f: f.write(b"".join(self.digests))
         far = np.concatenate(self.far) if self.far else np.zeros((0, 2), np.int64)
         with atomic_path(self.folder / f"{self.name}.charsx.npy") as p: np.save(p, far.astype(np.int64))
