@@ -212,6 +212,20 @@ class _ShardWriter:
 
 _SHARD_SUFFIXES = (".bin", ".idx", ".chars", ".charsx.npy", ".docs.npy", ".digest")
 
+# %% ../nbs/01b_store.ipynb #533f3414
+def _write_index(folder: Path, shards: list[dict]) -> str:
+    """`index.npy`: one row per document of the whole store — token start, length, characters, source number — so a
+    reader memory-maps it instead of holding per-document arrays; returns its sha256."""
+    rows, base = [], 0
+    for r in shards:
+        ds = IndexedDataset(folder / r["name"])
+        docs = np.load(folder / f"{r['name']}.docs.npy")
+        starts = base + np.asarray(ds.pointers, np.int64) // ds.dtype.itemsize
+        rows.append(np.stack([starts, np.asarray(ds.sizes, np.int64), docs[:, 1], docs[:, 0]], 1))
+        base += ds.n_tokens
+    with atomic_path(folder / "index.npy") as p: np.save(p, np.concatenate(rows).astype(np.int64))
+    return sha256_file(folder / "index.npy")
+
 # %% ../nbs/01b_store.ipynb #7e2b2d67
 def _progress(folder: Path) -> list[dict]:
     "The complete shards of a partial build, after checking their files' hashes; unlisted files are removed."
@@ -287,6 +301,7 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
           + (f" within max_tokens={max_tokens}" if max_tokens else " (empty source)"))
     h = hashlib.sha256()
     for r in shards: h.update((part / f"{r['name']}.digest").read_bytes())
+    index = _write_index(part, shards)
     save_json(
         {
             **meta,
@@ -297,6 +312,7 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
             "n_tokens": n_tok,
             "token_sha": h.hexdigest(),
             "shards": shards,
+            "index_sha256": index,
         },
         part / "manifest.json",
     )
@@ -339,19 +355,20 @@ class TokenStore:
             check(chars_size == ds.n_tokens, f"{base}.chars: {chars_size} bytes, expected {ds.n_tokens}")
             far = np.load(f"{base}.charsx.npy")
             check(far.ndim == 2 and far.shape[1] == 2, f"{base}.charsx.npy: shape {far.shape}, expected (n, 2)")
-            dd = np.load(f"{base}.docs.npy")
-            check(dd.shape == (len(ds), 2), f"{base}.docs.npy: shape {dd.shape}, expected ({len(ds)}, 2)")
             chars = np.memmap(f"{base}.chars", np.uint8, "r") if ds.n_tokens else np.zeros(0, np.uint8)
             self._shards.append((ds, chars, far))
-            docs.append(dd)
-        self.lengths = np.concatenate([ds.sizes.astype(np.int64) for ds, _, _ in self._shards])
         self.base = np.r_[0, np.cumsum([ds.n_tokens for ds, _, _ in self._shards])].astype(np.int64)
-        self.starts = np.concatenate(
-            [b + ds.pointers // ds.dtype.itemsize for b, (ds, _, _) in zip(self.base, self._shards)]
-        )
-        docs = np.concatenate(docs)
-        self.source_docs, self.doc_chars = docs[:, 0], docs[:, 1]
-        check(int(self.lengths.sum()) == self.n_tokens, f"{mf}: field 'n_tokens' {self.n_tokens} != the shards' sum")
+        ix = self.path / "index.npy"
+        if verify:
+            got = sha256_file(ix)
+            check(got == m["index_sha256"], f"{ix}: sha256 {got[:12]}… does not match the manifest's "
+                  f"{m['index_sha256'][:12]}…")
+        index = np.load(ix, mmap_mode="r")                            # memory-mapped: nothing per document in RAM
+        check(index.shape == (self.n_docs, 4), f"{ix}: shape {index.shape}, expected ({self.n_docs}, 4)")
+        self.starts, self.lengths, self.doc_chars, self.source_docs = (index[:, k] for k in range(4))
+        check(int(self.starts[-1] + self.lengths[-1]) == self.n_tokens,
+              f"{ix}: the last document ends at {int(self.starts[-1] + self.lengths[-1])}, not at n_tokens "
+              f"{self.n_tokens}")
 
     def __repr__(self):
         return (f"TokenStore({self.path.name}: {self.n_docs:,} docs, {self.n_tokens:,} tokens, "
