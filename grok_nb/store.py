@@ -216,15 +216,29 @@ _SHARD_SUFFIXES = (".bin", ".idx", ".chars", ".charsx.npy", ".docs.npy", ".diges
 def _write_index(folder: Path, shards: list[dict]) -> str:
     """`index.npy`: one row per document of the whole store — token start, length, characters, source number — so a
     reader memory-maps it instead of holding per-document arrays; returns its sha256."""
-    rows, base = [], 0
-    for r in shards:
-        ds = IndexedDataset(folder / r["name"])
-        docs = np.load(folder / f"{r['name']}.docs.npy")
-        starts = base + np.asarray(ds.pointers, np.int64) // ds.dtype.itemsize
-        rows.append(np.stack([starts, np.asarray(ds.sizes, np.int64), docs[:, 1], docs[:, 0]], 1))
-        base += ds.n_tokens
-    with atomic_path(folder / "index.npy") as p: np.save(p, np.concatenate(rows).astype(np.int64))
+    n = sum(r["n_docs"] for r in shards)
+    with atomic_path(folder / "index.npy") as p:
+        out = np.lib.format.open_memmap(p, mode="w+", dtype=np.int64, shape=(n, 4))   # filled shard by shard
+        base = row = 0
+        for r in shards:
+            ds = IndexedDataset(folder / r["name"])
+            docs = np.load(folder / f"{r['name']}.docs.npy")
+            k = len(ds)
+            out[row:row + k, 0] = base + np.asarray(ds.pointers, np.int64) // ds.dtype.itemsize
+            out[row:row + k, 1], out[row:row + k, 2], out[row:row + k, 3] = ds.sizes, docs[:, 1], docs[:, 0]
+            base, row = base + ds.n_tokens, row + k
+        out.flush()
+        del out
     return sha256_file(folder / "index.npy")
+
+# %% ../nbs/01b_store.ipynb #76ce2c4b
+def _bounded_imap(pool, fn, items, window: int):
+    "`pool.imap(fn, items)` with at most `window` items in flight, so a fast reader never queues the whole corpus."
+    pending = []
+    for it in items:
+        pending.append(pool.apply_async(fn, (it,)))
+        if len(pending) >= window: yield pending.pop(0).get()
+    for p in pending: yield p.get()
 
 # %% ../nbs/01b_store.ipynb #7e2b2d67
 def _progress(folder: Path) -> list[dict]:
@@ -271,7 +285,7 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
     bar = tqdm(total=max_tokens, initial=n_tok, unit="tok", unit_scale=True, disable=not progress, desc="store")
     writer, full, n_docs_seen = None, False, n_done
     try:
-        for ch in (pool.imap(_encode_chunk, chunks) if pool else map(_encode_chunk, chunks)):
+        for ch in (_bounded_imap(pool, _encode_chunk, chunks, 2 * n_proc) if pool else map(_encode_chunk, chunks)):
             k = len(ch["lengths"])
             if max_tokens is not None:
                 fits = np.flatnonzero(n_tok + np.cumsum(ch["lengths"]) > max_tokens)
