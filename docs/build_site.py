@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import inspect
 import html
 import json
 import os
@@ -212,7 +213,24 @@ def _patch_nbdev_eval():
 
     _do_eval._grok_nb = True
     P._do_eval = _do_eval
+    _patch_forward_refs()
     warnings.filterwarnings("ignore", message="Found cells containing imports and other code")
+
+
+def _forgiving_signature(obj, *args, eval_str=False, **kwargs):
+    "`inspect.signature`, falling back to unevaluated annotations when one names a type defined later in the notebook."
+    try: return inspect.signature(obj, *args, eval_str=eval_str, **kwargs)
+    except NameError:
+        return inspect.signature(obj, *args, eval_str=False, **kwargs)
+
+
+def _patch_forward_refs():
+    """nbdev inserts `show_doc(X)` right after the cell defining `X`, and fastcore evaluates `X`'s annotations there.
+    A dataclass whose field names a type defined a few cells later (the sentence tree's `NounPhrase.pp: PrepPhrase`,
+    legal under `from __future__ import annotations`) then fails with a NameError; render the annotation as written."""
+    import fastcore.docments as D
+
+    D.signature = _forgiving_signature
 
 
 def _split_title_cell(nb) -> str:
