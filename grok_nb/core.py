@@ -387,12 +387,16 @@ class RunDir:
 
 # %% ../nbs/00_core.ipynb #0025f337
 def runtime_info(device: str | None = None) -> dict:
-    """What a run's numbers depend on besides its parameters: torch's intra-op thread count and the device (with
-    its name on CUDA). Kernels reduce in a thread-count-dependent order, so results are bit-identical only for the
-    same parameters, seed, thread count and device."""
+    """What a run's numbers depend on besides its parameters: torch's intra-op thread count, the device (with its
+    name on CUDA) and Python's string-hash seed. Kernels reduce in a thread-count-dependent order, so results are
+    bit-identical only for the same parameters, seed, thread count and device."""
     try: dev = get_device(device or "cpu")
     except GrokError: dev = torch.device("cpu")
-    out = {"torch_threads": torch.get_num_threads(), "device": str(dev)}
+    out = {
+        "torch_threads": torch.get_num_threads(),
+        "device": str(dev),
+        "python_hash_seed": os.environ.get("PYTHONHASHSEED"),
+    }
     if dev.type == "cuda": out["device_name"] = torch.cuda.get_device_name(dev)
     return out
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from .core import GrokError, check
 
 # %% auto #0
-__all__ = ['type_ok', 'Rule', 'Int', 'Num', 'OneOf', 'Opt', 'ListOf', 'Str', 'Dict', 'looks_like_path', 'PathSpec',
+__all__ = ['type_ok', 'Rule', 'Int', 'Num', 'OneOf', 'Opt', 'Str', 'ListOf', 'Dict', 'looks_like_path', 'PathSpec',
            'check_params', 'resolve_paths']
 
 # %% ../nbs/00b_params.ipynb #34c32f18
@@ -23,7 +23,7 @@ def type_ok(default, value) -> bool:
     if isinstance(default, (list, tuple)): return isinstance(value, (list, tuple))
     return isinstance(value, type(default))
 
-# %% ../nbs/00b_params.ipynb #e49b0af3
+# %% ../nbs/00b_params.ipynb #5c716813
 class Rule:
     """A check of one parameter's value: `ok(value, params) -> bool`, and `allowed`, the phrase that says what passes
     (given as a string, or a function of nothing for choices known only late)."""
@@ -37,6 +37,7 @@ class Rule:
         return Rule(lambda v, p: self.ok(v, p) and other.ok(v, p), lambda: f"{self.allowed}, and {other.allowed}")
     def __repr__(self): return f"Rule({self.allowed!r})"
 
+# %% ../nbs/00b_params.ipynb #6b0da880
 def _is_int(v) -> bool: return isinstance(v, int) and not isinstance(v, bool)
 def _is_num(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -46,6 +47,7 @@ def Int(lo: int | None = None, hi: int | None = None) -> Rule:
             else "an int" + (f" <= {hi}" if hi is not None else ""))
     return Rule(lambda v, p: _is_int(v) and (lo is None or v >= lo) and (hi is None or v <= hi), what)
 
+# %% ../nbs/00b_params.ipynb #52e884a1
 def Num(lo: float | None = None, hi: float | None = None, lo_open: bool = False, hi_open: bool = False) -> Rule:
     "A finite number (int or float, not a bool) between lo and hi, each bound closed unless `*_open`."
     if lo is not None and hi is not None:
@@ -59,16 +61,25 @@ def Num(lo: float | None = None, hi: float | None = None, lo_open: bool = False,
         return hi is None or (v < hi if hi_open else v <= hi)
     return Rule(ok, what)
 
+# %% ../nbs/00b_params.ipynb #335b2ee2
 def OneOf(*choices) -> Rule:
     "One of `choices` (a callable giving them is evaluated when checked, e.g. a registry imported late)."
     get = choices[0] if len(choices) == 1 and callable(choices[0]) else (lambda: choices)
     return Rule(lambda v, p: any(v == c and type(v) is type(c) for c in get()),
                 lambda: "one of " + ", ".join(repr(c) for c in get()))
 
+# %% ../nbs/00b_params.ipynb #1d55b084
 def Opt(rule: Rule) -> Rule:
     "None, or what `rule` allows."
     return Rule(lambda v, p: v is None or rule.ok(v, p), lambda: f"None or {rule.allowed}")
 
+# %% ../nbs/00b_params.ipynb #21a0cee6
+def Str(nonempty: bool = True) -> Rule:
+    "A string (non-empty by default)."
+    return Rule(lambda v, p: isinstance(v, str) and (bool(v.strip()) or not nonempty), "a non-empty string" if nonempty
+                else "a string")
+
+# %% ../nbs/00b_params.ipynb #cc6795e9
 def ListOf(rule: Rule | None = None, min_len: int = 1, unique: bool = False) -> Rule:
     "A list (or tuple, not a string) of at least `min_len` items, each allowed by `rule`; distinct if `unique`."
     def ok(v, p):
@@ -78,11 +89,7 @@ def ListOf(rule: Rule | None = None, min_len: int = 1, unique: bool = False) -> 
     return Rule(ok, lambda: f"a list of {'at least ' + str(min_len) + ' ' if min_len else ''}"
                 f"{'distinct ' if unique else ''}items{', each ' + rule.allowed if rule else ''}")
 
-def Str(nonempty: bool = True) -> Rule:
-    "A string (non-empty by default)."
-    return Rule(lambda v, p: isinstance(v, str) and (bool(v.strip()) or not nonempty), "a non-empty string" if nonempty
-                else "a string")
-
+# %% ../nbs/00b_params.ipynb #0e493c33
 def Dict(keys: Rule | None = None, values: Rule | None = None, min_len: int = 0) -> Rule:
     "A dict with at least `min_len` entries, its keys and values allowed by `keys` / `values`."
     def ok(v, p):

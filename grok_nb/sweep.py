@@ -153,7 +153,8 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
               progress: bool = False) -> dict:
     """Execute one study run with papermill (skipping it when finished, failed without `retry_failed`, or locked);
     returns its status record. The kernel is told the caller's workspace (`GROK_NB_WORKSPACE`), so its caches go
-    where the user works; `progress` shows one bar over the notebook's cells, `log_output` streams its output."""
+    where the user works, and gets `PYTHONHASHSEED=0` unless one is set (string hashing, hence set order, is then the
+    same in every execution); `progress` shows one bar over the notebook's cells, `log_output` streams its output."""
     import papermill, platform
     full = resolve_params(study, params)
     path = run_path(study, full, runs_dir)
@@ -167,8 +168,9 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
         prev = _attempts(path)
         save_json({"status": "running", "pid": os.getpid(), "host": platform.node(), "started": time.time(),
                    "params": full, "attempts": prev}, path/"status.json")
-        t0, old = time.time(), os.environ.get("GROK_NB_WORKSPACE")
+        t0, old = time.time(), {k: os.environ.get(k) for k in ("GROK_NB_WORKSPACE", "PYTHONHASHSEED")}
         os.environ["GROK_NB_WORKSPACE"] = ws
+        os.environ.setdefault("PYTHONHASHSEED", "0")            # set and dict-of-str orders are the same every time
         try:
             papermill.execute_notebook(str(study_notebook(study)), str(path / "run.ipynb"),
                                        parameters={**full, "run_dir": str(path)}, cwd=str(studies_dir()),
@@ -183,8 +185,9 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
                 save_json({**rec, "params": full, "attempts": prev}, path/"status.json")
                 raise
         finally:
-            if old is None: os.environ.pop("GROK_NB_WORKSPACE", None)
-            else: os.environ["GROK_NB_WORKSPACE"] = old
+            for k, v in old.items():
+                if v is None: os.environ.pop(k, None)
+                else: os.environ[k] = v
         save_json({**rec, "params": full, "attempts": prev}, path/"status.json")
         return {"run_id": path.name, "path": str(path), **rec}
 
@@ -222,18 +225,9 @@ def _run_jobs(
             out[futs[f]] = {"study": jobs[futs[f]][0], **f.result()}
     return out
 
-def sweep(
-    study: str,
-    runs: list[dict],
-    executor: str = "local",
-    workers: int = 1,
-    retry_failed: bool = False,
-    runs_dir=None,
-    progress: bool = True,
-    slurm: dict | None = None,
-    cluster: str | None = None,
-    threads: int | None = None,
-) -> pd.DataFrame:
+def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 1, retry_failed: bool = False,
+          runs_dir=None, progress: bool = True, slurm: dict | None = None, cluster: str | None = None,
+          threads: int | None = None) -> pd.DataFrame:
     """Run every parameter set of `runs` (see `grid`); returns one row per run with its status.
     With `workers > 1` each worker's kernels get `threads` threads (default: the cores divided among the workers)."""
     check(executor in ("local", "submitit"), f"sweep: executor must be 'local' or 'submitit', got {executor!r}")
@@ -241,27 +235,17 @@ def sweep(
     defaults = study_defaults(study)
     runs = [resolve_params(study, p, defaults) for p in runs]     # refuse bad parameters before any run starts
     if executor == "local":
-        results = [
-            {k: v for k, v in r.items() if k != "study"}
-            for r in _run_jobs(
-                [(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress
-            )
-        ]
+        results = [{k: v for k, v in r.items() if k != "study"} for r in _run_jobs(
+            [(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress)]
     else:
         import submitit
         folder = Path(runs_dir or runs_root()) / "_submitit"
         ex = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
         sl = {"timeout_min": 60, **(slurm or {})}
         ex.update_parameters(
-            **(
-                {
-                    k: v
-                    for k, v in sl.items()
-                    if k in ("timeout_min", "gpus_per_node", "cpus_per_task", "nodes", "tasks_per_node")
-                }
-            ),
-            **{f"slurm_{k}": v for k, v in sl.items() if k in ("partition", "account", "qos", "constraint")},
-        )
+            **{k: v for k, v in sl.items() if k in ("timeout_min", "gpus_per_node", "cpus_per_task", "nodes",
+                                                   "tasks_per_node")},
+            **{f"slurm_{k}": v for k, v in sl.items() if k in ("partition", "account", "qos", "constraint")})
         jobs = ex.map_array(run_study, [study] * len(runs), runs, [runs_dir] * len(runs), [retry_failed] * len(runs))
         results = [j.result() for j in tqdm(jobs, desc=f"sweep {study} ({ex.cluster})", disable=not progress)]
     df = pd.DataFrame(results)
@@ -597,21 +581,10 @@ def main(argv=None):
             print(json.dumps(rec, indent=1))
             return 0 if rec["status"] == "finished" else 1
         if a.cmd == "sweep":
-            slurm = {
-                "timeout_min": a.time,
-                **({"partition": a.partition} if a.partition else {}),
-                **({"gpus_per_node": a.gpus} if a.gpus else {}),
-            }
-            df = sweep(
-                a.study,
-                grid(**parse_params(a.param, sweep_values=True)),
-                a.executor,
-                a.workers,
-                a.retry_failed,
-                a.runs_dir,
-                slurm=slurm,
-                threads=a.threads,
-            )
+            slurm = {"timeout_min": a.time, **({"partition": a.partition} if a.partition else {}),
+                     **({"gpus_per_node": a.gpus} if a.gpus else {})}
+            df = sweep(a.study, grid(**parse_params(a.param, sweep_values=True)), a.executor, a.workers,
+                       a.retry_failed, a.runs_dir, slurm=slurm, threads=a.threads)
             print(df[["run_id", "status"]].to_string(index=False))
             return int(df["status"].isin(["failed", "interrupted"]).any())
         if a.cmd == "profile":
