@@ -42,15 +42,16 @@ def _pid_alive(pid) -> bool:
 
 def run_status(path: Path) -> str:
     """`finished` (results.json), `new`, or what `status.json` says: `failed`, `interrupted`, or `running` — which
-    becomes `interrupted` when the process that ran it is dead (same host) or nobody holds the run's lock."""
+    becomes `interrupted` when the process that ran it on this host is dead or holds no lock (a run on another host
+    cannot be checked from here and stays `running`)."""
     path = Path(path)
     if (path/"results.json").exists(): return "finished"
     if not (path/"status.json").exists(): return "new"
     st = load_json(path/"status.json")
     s = st.get("status", "unknown")
     if s == "running":
-        dead = st.get("host") == platform.node() and not _pid_alive(st.get("pid"))
-        if dead or not _lock_held(path): return "interrupted"
+        if st.get("host") == platform.node() and (not _pid_alive(st.get("pid")) or not _lock_held(path)):
+            return "interrupted"
     return s
 
 # %% ../nbs/00c_status.ipynb #3a88a32c

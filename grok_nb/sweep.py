@@ -127,11 +127,13 @@ PARAM_RULES: dict[str, dict[str, Rule]] = {
         n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False))),
 }
 
+# %% ../nbs/90_sweep.ipynb #967c2bc4
 def study_rules(study: str) -> dict[str, Rule]:
     """The rules of `study`'s parameters: the common ones (seed, steps, lr, ... where the study has them) and its own
     row of `PARAM_RULES`. Parameters without a rule get the type check only."""
     return {**_COMMON, **PARAM_RULES.get(study, {})}
 
+# %% ../nbs/90_sweep.ipynb #d491c8d5
 def resolve_params(study: str, params: dict, defaults: dict | None = None, cwd=None) -> dict:
     """Defaults overlaid with `params`, after `check_params` (unknown names, wrong types, values out of range) and
     with path parameters made absolute against `cwd` (the caller's working directory); `run_dir` is reserved."""

@@ -8,7 +8,7 @@ import nbformat, pytest
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
        "OMP_NUM_THREADS": "1"}
-STEPS = 240
+STEPS = 150
 TRAIN = f'''
 import sys, torch
 from grok_nb.models import build_model
