@@ -11,7 +11,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from .core import GrokError, check, atomic_write, atomic_path, save_json, load_json, sha256_file, log_once
+from grok_nb.core import (GrokError, check, atomic_write, atomic_path, save_json, load_json, sha256_file, log_once,
+    read_error)
 from .data import text_source, encode_documents, decode_tokens, is_lossless, _epoch_order, TokenStream
 
 # %% auto #0
@@ -307,6 +308,11 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
     return TokenStore(final, tokenizer)
 
 # %% ../nbs/01b_store.ipynb #65504158
+def _load_npy(f) -> np.ndarray:
+    "A `.npy` array (never a pickle); a bad file names itself."
+    try: return np.load(f, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e: raise read_error(f, e) from e
+
 class TokenStore:
     "A token store on disk (see above): the corpus interface of `TokenStream`, memory-mapped."
     def __init__(self, path, tokenizer=None, verify: bool = True):
@@ -337,9 +343,9 @@ class TokenStore:
                   f"{rec['n_tokens']}")
             chars_size = Path(f"{base}.chars").stat().st_size
             check(chars_size == ds.n_tokens, f"{base}.chars: {chars_size} bytes, expected {ds.n_tokens}")
-            far = np.load(f"{base}.charsx.npy")
+            far = _load_npy(f"{base}.charsx.npy")
             check(far.ndim == 2 and far.shape[1] == 2, f"{base}.charsx.npy: shape {far.shape}, expected (n, 2)")
-            dd = np.load(f"{base}.docs.npy")
+            dd = _load_npy(f"{base}.docs.npy")
             check(dd.shape == (len(ds), 2), f"{base}.docs.npy: shape {dd.shape}, expected ({len(ds)}, 2)")
             chars = np.memmap(f"{base}.chars", np.uint8, "r") if ds.n_tokens else np.zeros(0, np.uint8)
             self._shards.append((ds, chars, far))

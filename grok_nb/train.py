@@ -234,7 +234,8 @@ def train(
 
     - `run_dir`: a `RunDir`/path; metrics go to `metrics.jsonl`, checkpoints to `checkpoints/step_XXXXXX/` at the
       steps of `checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)` (step 0 = the initialisation).
-      With `resume`, training continues from the last complete checkpoint (bit-identical on CPU).
+      With `resume`, training continues from the last complete checkpoint (bit-identical on CPU), after removing a
+      killed run's debris and the metrics it logged past that checkpoint (`checkpoint._tidy_run`, `_truncate_metrics`).
     - `extra_loss(model, batch, outputs) -> tensor | (tensor, dict)`: added to the LM loss (outputs carry hidden
       states); under DDP the logged dict is averaged over ranks, so it must have the same keys on every rank.
     - `eval_fn(model, step) -> dict`: run at every checkpoint (and every `eval_every` steps), logged with the step.
