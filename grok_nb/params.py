@@ -24,6 +24,12 @@ def type_ok(default, value) -> bool:
     return isinstance(value, type(default))
 
 # %% ../nbs/00b_params.ipynb #5c716813
+class _Missing(Exception): pass
+
+class _Params(dict):
+    "The other parameters, as a rule sees them: a name the study does not have raises `_Missing`."
+    def __missing__(self, k): raise _Missing(k)
+
 class Rule:
     """A check of one parameter's value: `ok(value, params) -> bool`, and `allowed`, the phrase that says what passes
     (given as a string, or a function of nothing for choices known only late)."""
@@ -31,7 +37,9 @@ class Rule:
     @property
     def allowed(self) -> str: return self._allowed() if callable(self._allowed) else self._allowed
     def ok(self, value, params: dict | None = None) -> bool:
-        try: return bool(self._ok(value, params or {}))
+        "Does `value` pass? A rule that needs another parameter the study does not have passes (cannot be checked)."
+        try: return bool(self._ok(value, _Params(params or {})))
+        except _Missing: return True
         except (TypeError, ValueError, KeyError, AttributeError): return False
     def __and__(self, other: "Rule") -> "Rule":
         return Rule(lambda v, p: self.ok(v, p) and other.ok(v, p), lambda: f"{self.allowed}, and {other.allowed}")
