@@ -35,12 +35,13 @@ def final_weights(run: Path) -> bytes:
 def debris(run: Path) -> list[str]:
     return sorted(str(p.relative_to(run)) for p in run.rglob(".*") if p.name != ".lock")
 
-def wait_lines(f: Path, n: int, proc, timeout: float = 120):
+def wait_lines(f: Path, n: int, proc, timeout: float = 180):
+    "Wait until `f` has `n` lines (the training is under way), while `proc` runs."
     t0 = time.time()
     while time.time() - t0 < timeout and proc.poll() is None:
         if f.exists() and len(f.read_bytes().splitlines()) >= n: return
         time.sleep(0.01)
-    raise AssertionError(f"{f} never reached {n} lines")
+    raise AssertionError(f"{f} never reached {n} lines (process exit {proc.poll()})")
 
 def check_recovered(run: Path, clean: Path):
     assert final_weights(run) == final_weights(clean)                     # byte-identical final weights
@@ -55,13 +56,14 @@ def test_training_killed_at_a_random_point(tmp_path):
     subprocess.run([sys.executable, "-c", code(tmp_path / "clean")], env=ENV, check=True)
     run = tmp_path / "killed"
     for attempt in range(2):                                              # killed twice, at random points
-        k = random.randint(5, STEPS - 30)
+        n0 = len((run / "metrics.jsonl").read_bytes().splitlines()) if attempt else 0
+        k = random.randint(5, STEPS - 40)
         proc = subprocess.Popen([sys.executable, "-c", code(run)], env=ENV)
-        wait_lines(run / "metrics.jsonl", k + (attempt and len(records(run))), proc)
-        time.sleep(random.uniform(0, 0.05))
+        wait_lines(run / "metrics.jsonl", (k if not attempt else min(n0 + 5, 2 * STEPS)), proc)
+        time.sleep(random.uniform(0, 0.2 if not attempt else 0.5))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        print(f"killed after ~{k} records")
+        print(f"attempt {attempt}: killed after ~{len(records(run))} records")
     (run / "checkpoints" / ".step_000007.debris").mkdir()                 # what a kill during a save leaves
     (run / ".metrics.jsonl.x1y2.tmp").write_text("half")
     subprocess.run([sys.executable, "-c", code(run)], env=ENV, check=True)
