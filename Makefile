@@ -10,7 +10,7 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: demo test export clean docs docs-check bench install lint profile-a profile-b profile-c
+.PHONY: demo test export clean docs docs-check bench install lint readme profile-a profile-b profile-c
 
 $(STAMP): setup.py settings.ini
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -67,5 +67,8 @@ clean:
 	rm -rf _docs _docs_build _proc .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +
 
+# the README's numbers come from the demo's summaries (figures/summaries/, copied there by `make demo`): the values
+# go into the markers of nbs/index.ipynb, which is converted to README.md (docs/render_readme.py; tests/test_readme.py
+# fails when the committed README and summaries disagree)
 readme: $(STAMP)
-	$(BIN)/jupyter nbconvert --to markdown nbs/index.ipynb --output-dir . --output README
+	$(BIN)/python docs/render_readme.py

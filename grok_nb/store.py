@@ -11,7 +11,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from .core import GrokError, check, atomic_write, atomic_path, save_json, load_json, sha256_file
+from grok_nb.core import (GrokError, check, atomic_write, atomic_path, save_json, load_json, sha256_file, log_once,
+    read_error)
 from .data import text_source, encode_documents, decode_tokens, is_lossless, _epoch_order, TokenStream
 
 # %% auto #0
@@ -242,14 +243,18 @@ def _bounded_imap(pool, fn, items, window: int):
 
 # %% ../nbs/01b_store.ipynb #7e2b2d67
 def _progress(folder: Path) -> list[dict]:
-    "The complete shards of a partial build, after checking their files' hashes; unlisted files are removed."
+    """The complete shards of a partial build, after checking their files' hashes: from the first shard that is missing
+    or changed on, shards are dropped (said once) and built again; unlisted files are removed."""
     prog = load_json(folder / "progress.json")["shards"] if (folder / "progress.json").exists() else []
-    for rec in prog:
-        for s, sha in rec["sha256"].items():
-            f = folder / f"{rec['name']}{s}"
-            check(f.exists() and sha256_file(f) == sha,
-                  f"{f}: listed as complete in {folder / 'progress.json'} but missing or changed; delete {folder} to "
-                  "rebuild")
+    for k, rec in enumerate(prog):
+        bad = [f"{rec['name']}{s}" for s, sha in rec["sha256"].items()
+               if not (folder / f"{rec['name']}{s}").exists() or sha256_file(folder / f"{rec['name']}{s}") != sha]
+        if bad:
+            log_once(f"{folder / bad[0]}: listed as complete in {folder / 'progress.json'} but missing or changed: "
+                     f"shards from {rec['name']} on are built again", key=f"store-partial:{folder}")
+            prog = prog[:k]
+            save_json({"shards": prog}, folder / "progress.json")
+            break
     keep = {f"{r['name']}{s}" for r in prog for s in _SHARD_SUFFIXES} | {"progress.json"}
     for f in folder.iterdir():
         if f.name not in keep: f.unlink() if f.is_file() else shutil.rmtree(f)
@@ -272,7 +277,12 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
             "text_field": text_field, "tokenizer": tokenizer_fingerprint(tokenizer), "add_eos": add_eos}
     key = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
     final, part = Path(root) / key, Path(root) / f"{key}.partial"
-    if (final / "manifest.json").exists(): return TokenStore(final, tokenizer)
+    if (final / "manifest.json").exists():
+        try: return TokenStore(final, tokenizer)
+        except (GrokError, OSError, ValueError) as e:                # a corrupt cache entry: removed and rebuilt
+            log_once(f"token store {final} is corrupt ({str(e).splitlines()[0][:160]}): removed, rebuilding it",
+                     key=f"store:{final}")
+            shutil.rmtree(final, ignore_errors=True)
     part.mkdir(parents=True, exist_ok=True)
     shards = _progress(part)
     n_done = sum(r["n_docs"] for r in shards)
@@ -337,6 +347,11 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
     return TokenStore(final, tokenizer)
 
 # %% ../nbs/01b_store.ipynb #65504158
+def _load_npy(f) -> np.ndarray:
+    "A `.npy` array (never a pickle); a bad file names itself."
+    try: return np.load(f, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e: raise read_error(f, e) from e
+
 class TokenStore:
     "A token store on disk (see above): the corpus interface of `TokenStream`, memory-mapped."
     def __init__(self, path, tokenizer=None, verify: bool = True):
@@ -367,7 +382,7 @@ class TokenStore:
                   f"{rec['n_tokens']}")
             chars_size = Path(f"{base}.chars").stat().st_size
             check(chars_size == ds.n_tokens, f"{base}.chars: {chars_size} bytes, expected {ds.n_tokens}")
-            far = np.load(f"{base}.charsx.npy")
+            far = _load_npy(f"{base}.charsx.npy")
             check(far.ndim == 2 and far.shape[1] == 2, f"{base}.charsx.npy: shape {far.shape}, expected (n, 2)")
             chars = np.memmap(f"{base}.chars", np.uint8, "r") if ds.n_tokens else np.zeros(0, np.uint8)
             self._shards.append((ds, chars, far))
