@@ -105,7 +105,7 @@ class IndexedDataset:
         return f"IndexedDataset({self.prefix}, {len(self)} sequences, {self.n_tokens} tokens, {self.dtype})"
 
 # %% ../nbs/01b_store.ipynb #bca957af
-STORE_FORMAT = "grok_nb-token-store/1"
+STORE_FORMAT = "grok_nb-token-store/2"  # 2: the per-document index.npy; a new layout gets a new cache key
 
 def tokenizer_fingerprint(tokenizer) -> str:
     "sha256 (16 hex) of a tokenizer's full serialization (vocabulary, merges, normalizers, special tokens)."
