@@ -12,8 +12,8 @@ from .core import GrokError, check
 
 # %% auto #0
 __all__ = ['step_generator', 'task_fingerprint', 'trajectory_layout', 'TrajectoryTask', 'SparseLinearMap', 'elementary_rule',
-           'CellularAutomaton', 'NeuralCA', 'make_task', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'smooth',
-           'plateau_length', 'attention_alignment', 'target_bias', 'position_accuracy']
+           'CellularAutomaton', 'NeuralCA', 'make_task', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'RandomTokens',
+           'smooth', 'plateau_length', 'attention_alignment', 'target_bias', 'position_accuracy']
 
 # %% ../nbs/21_synthetic.ipynb #b27c6403
 _TASK_SALT, _BATCH_SALT = 0x7A5C, 0xBA7C
@@ -413,6 +413,25 @@ def dyck_corpus(
     return docs
 
 # %% ../nbs/21_synthetic.ipynb #869883a4
+class RandomTokens:
+    "Structureless batch source (the pre-pretraining control): i.i.d. uniform tokens, a loss on every position."
+    plateau_level = None
+
+    def __init__(self, vocab_size: int = 6, L: int = 64, batch_size: int = 64, seed: int = 0):
+        check(isinstance(vocab_size, int) and vocab_size >= 2, f"vocab_size must be an int >= 2, got {vocab_size!r}")
+        check(isinstance(L, int) and L >= 2, f"L (sequence length) must be an int >= 2, got L={L!r}")
+        check(batch_size >= 1, f"batch_size must be >= 1, got {batch_size}")
+        self.vocab_size, self.L, self.seq_len, self.batch_size, self.seed = vocab_size, L, L, batch_size, seed
+        self.fingerprint = task_fingerprint("RandomTokens", dict(vocab_size=vocab_size, L=L, batch_size=batch_size,
+                                                                 seed=seed))
+
+    def batch(self, step: int) -> dict:
+        ids = torch.randint(0, self.vocab_size, (self.batch_size, self.L), generator=step_generator(self.seed, step))
+        return dict(input_ids=ids, labels=ids.clone())
+
+    def __repr__(self): return f"RandomTokens(vocab_size={self.vocab_size}, L={self.L})"
+
+# %% ../nbs/21_synthetic.ipynb #97b09530
 def smooth(values, window: int = 21) -> np.ndarray:
     "Centred moving average over `window` points (odd), averaging over the points available at the ends."
     v = np.asarray(values, dtype=float)
@@ -421,7 +440,7 @@ def smooth(values, window: int = 21) -> np.ndarray:
     lo, hi = np.clip(np.arange(len(v)) - h, 0, len(v)), np.clip(np.arange(len(v)) + h + 1, 0, len(v))
     return (c[hi] - c[lo]) / (hi - lo)
 
-# %% ../nbs/21_synthetic.ipynb #97b09530
+# %% ../nbs/21_synthetic.ipynb #3d6d88cc
 def plateau_length(losses, level: float = 0.5 * math.log(2), window: int = 21, steps=None) -> int | None:
     "First step at which the smoothed loss falls below `level` (`steps[i]` if given, else the index); None if never."
     losses = np.asarray(losses, dtype=float)
@@ -431,7 +450,7 @@ def plateau_length(losses, level: float = 0.5 * math.log(2), window: int = 21, s
     below = np.nonzero(smooth(losses, window) < level)[0]
     return int(steps[below[0]]) if len(below) else None
 
-# %% ../nbs/21_synthetic.ipynb #3d6d88cc
+# %% ../nbs/21_synthetic.ipynb #4bb15434
 def attention_alignment(probs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     "Per-head share `[H]` of attention mass on ground-truth keys, averaged over batch and rows with a target."
     check(probs.dim() == 4, f"probs must be [batch, head, q, k], got shape {tuple(probs.shape)}")
@@ -447,12 +466,12 @@ def attention_alignment(probs: torch.Tensor, target: torch.Tensor) -> torch.Tens
     share = (probs.float() * mask[:, None]).sum(-1)                       # [B, H, Q]
     return (share * rows[:, None]).sum((0, 2)) / rows.sum()
 
-# %% ../nbs/21_synthetic.ipynb #4bb15434
+# %% ../nbs/21_synthetic.ipynb #a5b7011a
 def target_bias(attn_target: torch.Tensor, beta: float = 8.0) -> torch.Tensor:
     "Additive attention-logit bias: `beta` on the ground-truth keys, 0 elsewhere (same shape as `attn_target`)."
     return beta * (attn_target > 0).float()
 
-# %% ../nbs/21_synthetic.ipynb #a5b7011a
+# %% ../nbs/21_synthetic.ipynb #43a949ea
 def position_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Accuracy per labelled position `[n_targets]` (HF shift: logits at q predict labels at q+1; columns with any
     label)."""
