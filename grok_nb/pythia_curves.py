@@ -13,7 +13,8 @@ from .search import sustained_emergence_step
 
 # %% auto #0
 __all__ = ['BLIMP_COLUMNS', 'parse_model', 'load_pythia_blimp', 'human_thresholds', 'curve_emergence', 'emergence_by_model',
-           'pass_shares', 'size_trend', 'dedup_pairs', 'sign_test', 'dedup_summary', 'size_spread', 'spread_summary']
+           'pass_shares', 'size_trend', 'dedup_pairs', 'sign_test', 'dedup_summary', 'size_spread', 'spread_summary',
+           'search_stats']
 
 # %% ../nbs/20c_pythia_curves.ipynb #0b541c92
 def parse_model(name: str) -> tuple[str, bool, float]:
@@ -174,3 +175,10 @@ def spread_summary(spread: pd.DataFrame) -> pd.DataFrame:
                          share_larger_later=float((tau > 0).mean()) if len(tau) else None,
                          median_tau=float(tau.median()) if len(tau) else None))
     return pd.DataFrame(rows)
+
+# %% ../nbs/20c_pythia_curves.ipynb #99447b76
+def search_stats(table: pd.DataFrame) -> dict:
+    "`n_curves` and the shares `fallback`, `transient`, `ever_passes`, `sustained`, `from_first` over a table's curves."
+    return dict(n_curves=len(table), fallback=float(table.fallback.mean()), transient=float(table.transient.mean()),
+                ever_passes=float(table.ever_passes.mean()), sustained=float(table.emergence_step.notna().mean()),
+                from_first=float(table.from_first.mean()))

@@ -15,7 +15,7 @@ from .emergence import Suite, Task, pass_rate, passes
 # %% auto #0
 __all__ = ['Emergence', 'emergence_step', 'SustainedEmergence', 'sustained_emergence_step', 'suite_pass_fn', 'emergence_table',
            'linear_cost', 'emergence_search', 'searched_steps', 'pass_rate_curves', 'linear_scan_step', 'curve_check',
-           'check_search', 'search_headline', 'search_summary']
+           'check_search', 'search_headline', 'search_summary', 'size_pass_shares']
 
 # %% ../nbs/20a_search.ipynb #5ee42bc0
 @dataclass
@@ -305,13 +305,35 @@ def search_headline(table) -> dict:
 
 # %% ../nbs/20a_search.ipynb #0ea29294
 def search_summary(table):
-    """Per (size, task), over seeds: searches `n`, `emerged`, `median_step`, the mean checkpoints the search loaded
-    (`evaluated`) and a linear scan would (`linear`), and the emergence `steps` in seed order (None: never)."""
+    """Per (size, task), over seeds: searches `n`, `emerged`, their `share` (the share of seeds that pass),
+    `median_step`, the mean checkpoints the search loaded (`evaluated`) and a linear scan would (`linear`), and the
+    emergence `steps` in seed order (None: never)."""
     import pandas as pd
     rows = []
     for (size, task), g in table.groupby(["size", "task"]):
         g = g.sort_values("seed")
-        rows.append(dict(size=size, task=task, n=len(g), emerged=int(g.emergence_step.notna().sum()),
-                         median_step=g.emergence_step.median(), evaluated=g.n_evaluated.mean(),
-                         linear=g.linear_cost.mean(), steps=[None if pd.isna(v) else int(v) for v in g.emergence_step]))
+        rows.append(
+            dict(
+                size=size,
+                task=task,
+                n=len(g),
+                emerged=int(g.emergence_step.notna().sum()),
+                share=float(g.emergence_step.notna().mean()),
+                median_step=g.emergence_step.median(),
+                evaluated=g.n_evaluated.mean(),
+                linear=g.linear_cost.mean(),
+                steps=[None if pd.isna(v) else int(v) for v in g.emergence_step],
+            )
+        )
     return pd.DataFrame(rows).set_index(["size", "task"])
+
+# %% ../nbs/20a_search.ipynb #ec65438e
+def size_pass_shares(table, tasks: Sequence[str] | None = None):
+    "Per size: `n_seeds`, `passed` (seeds where any of `tasks`, default all, emerged) and their `share`."
+    import pandas as pd
+    t = table if tasks is None else table[table.task.isin(list(tasks))]
+    rows = []
+    for size, g in t.groupby("size"):
+        hit = g.groupby("seed").emergence_step.apply(lambda e: bool(e.notna().any()))
+        rows.append(dict(size=size, n_seeds=len(hit), passed=int(hit.sum()), share=float(hit.mean())))
+    return pd.DataFrame(rows).set_index("size")

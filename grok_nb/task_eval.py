@@ -17,7 +17,8 @@ from .synthetic import attention_alignment, position_accuracy, plateau_length
 # %% auto #0
 __all__ = ['NOT_GROUPING', 'SHORT', 'PARTNERS', 'row_alignment', 'uniform_alignment', 'bias_off', 'measure', 'evaluate',
            'eval_record', 'end_on_eval', 'PlateauStop', 'loss_curve', 'run_summary', 'censored_median', 'param_text',
-           'varied_params', 'relevant', 'run_label', 'sort_key', 'axis_value', 'comparison', 'comparison_cells']
+           'varied_params', 'relevant', 'run_label', 'sort_key', 'axis_value', 'comparison', 'comparison_cells',
+           'select_runs', 'superiority', 'claim_verdict', 'claim_row']
 
 # %% ../nbs/21a_task_eval.ipynb #d1f8ce16
 def row_alignment(probs: torch.Tensor, attn_target: torch.Tensor) -> float:
@@ -212,3 +213,43 @@ def comparison_cells(d) -> list[dict]:
             out.append(dict(group=grp, x=x, median_plateau=censored_median(cell["r_headline.plateau_steps"].tolist()),
                             solved=int(cell["r_headline.success"].astype(bool).sum()), n=len(cell)))
     return out
+
+# %% ../nbs/21a_task_eval.ipynb #b2e3bb2c
+def select_runs(runs, **values):
+    "The runs whose parameters `p_<name>` equal `values` (compared as `param_text` shows them)."
+    keep = np.ones(len(runs), dtype=bool)
+    for k, v in values.items():
+        col = "p_" + k
+        check(col in runs, f"select_runs: the runs have no parameter {k!r}")
+        keep &= (runs[col].map(param_text) == param_text(v)).to_numpy()
+    return runs[keep]
+
+def _inf(v): return np.inf if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+def superiority(a: Sequence, b: Sequence) -> float:
+    "P(a run of `a` leaves the plateau before one of `b`) over all pairs; None / NaN = never (infinite), ties ½."
+    check(len(a) > 0 and len(b) > 0, f"superiority: need runs on both sides, got {len(a)} and {len(b)}")
+    return float(np.mean([1.0 if _inf(x) < _inf(y) else 0.5 if _inf(x) == _inf(y) else 0.0 for x in a for y in b]))
+
+def claim_verdict(a: Sequence, b: Sequence, threshold: float = 0.8) -> str:
+    "'reproduced' / 'not reproduced' / 'inconclusive' for the claim that `a` leaves the plateau before `b` (above)."
+    if all(math.isinf(_inf(v)) for v in list(a) + list(b)): return "inconclusive"
+    s = superiority(a, b)
+    return "reproduced" if s >= threshold else "not reproduced" if s <= 1 - threshold else "inconclusive"
+
+# %% ../nbs/21a_task_eval.ipynb #7a60a044
+def claim_row(runs, claim: str, a: dict, b: dict, threshold: float = 0.8) -> dict:
+    """The claim that configuration `a` leaves the plateau before `b` (parameter dicts for `select_runs`): per side
+    `n`, `solved`, `median` (censored), `plateaus`, `budget`; `superiority`, `verdict` ('not measured' without runs)."""
+    out = dict(claim=claim)
+    sides = {"a": select_runs(runs, **a), "b": select_runs(runs, **b)}
+    for k, d in sides.items():
+        p = d["r_headline.plateau_steps"].tolist() if len(d) else []
+        out.update({f"{k}_n": len(d), f"{k}_solved": int(d["r_headline.success"].astype(bool).sum()) if len(d) else 0,
+                    f"{k}_median": censored_median(p) if p else None,
+                    f"{k}_plateaus": [None if math.isinf(_inf(v)) else int(v) for v in p],
+                    f"{k}_budget": sorted({int(s) for s in d["p_steps"]}) if len(d) else []})
+    if not len(sides["a"]) or not len(sides["b"]):
+        return {**out, "superiority": None, "verdict": "not measured"}
+    pa, pb = sides["a"]["r_headline.plateau_steps"].tolist(), sides["b"]["r_headline.plateau_steps"].tolist()
+    return {**out, "superiority": superiority(pa, pb), "verdict": claim_verdict(pa, pb, threshold)}
