@@ -66,11 +66,14 @@ class TrajectoryTask:
     # one [L, L] pattern for the whole batch: the training loop must not split it by rows
     shared_keys = ("attn_target",)
 
-    def _setup(self, S, T, blind, batch_size, seed):
+    def _setup(self, S, T, blind, batch_size, seed, first_target: int = 1):
         check(batch_size >= 1, f"batch_size must be >= 1, got {batch_size}")
         check(seed >= 0, f"seed must be >= 0, got {seed}")
         self.S, self.T, self.blind, self.batch_size, self.seed = S, T, blind, batch_size, seed
         lay = trajectory_layout(S, T, blind, self.sep, self.placeholder)
+        check(isinstance(first_target, int) and 1 <= first_target < T,
+              f"first_target (the first state with a loss) must be an int in 1..T-1={T - 1}, got {first_target!r}")
+        self.first_target = first_target
         self.template, self.state_pos, self.target_pos, self.seq_len = (
             lay["template"],
             lay["state_pos"],
@@ -85,13 +88,14 @@ class TrajectoryTask:
 
     @property
     def query_pos(self) -> torch.Tensor:
-        "`[T-1, S]` positions of the queries predicting cell i of x_t (t >= 1): one before the label."
-        return self.target_pos[1:] - 1
+        "`[T - first_target, S]` positions of the queries predicting cell i of x_t (t >= first_target): one before the "
+        "label."
+        return self.target_pos[self.first_target:] - 1
 
     def _attention_target(self) -> torch.Tensor:
         L, deps = self.seq_len, self.dependencies()
         target = torch.zeros(L, L)
-        for t in range(1, self.T):
+        for t in range(self.first_target, self.T):
             for i, d in enumerate(deps):
                 q = int(self.target_pos[t, i]) - 1
                 target[q, self.state_pos[t - 1, list(d)]] = 1.0 / len(d)
@@ -108,7 +112,7 @@ class TrajectoryTask:
         labels = torch.full_like(ids, -100)
         for t in range(self.T):
             if self.state_pos[t, 0] >= 0: ids[:, self.state_pos[t]] = states[:, t]
-            if t >= 1: labels[:, self.target_pos[t]] = states[:, t]
+            if t >= self.first_target: labels[:, self.target_pos[t]] = states[:, t]
         return dict(input_ids=ids, labels=labels, attn_target=self.attn_target)
 
     def batch(self, step: int) -> dict:
@@ -176,14 +180,15 @@ def _check_ca(S, C, W):
 class CellularAutomaton(TrajectoryTask):
     "1-D cellular automaton: S cells, C colours, window W, one rule per sequence from a pool of `n_rules`."
     def __init__(self, S: int, C: int = 2, W: int = 3, n_rules: int = 1, T: int = 4, periodic: bool = True,
-                 batch_size: int = 64, seed: int = 0, task_seed: int = 0, blind: bool = False, rules=None):
+                 batch_size: int = 64, seed: int = 0, task_seed: int = 0, blind: bool = False, rules=None,
+                 first_target: int = 1):
         _check_ca(S, C, W)
         self.C, self.W, self.periodic, self.task_seed = C, W, periodic, task_seed
         self.sep, self.placeholder, self.vocab_size = C, C + 1, C + 2
         self.plateau_level = 0.5 * math.log(C)
         self.rules = self._make_rules(n_rules, rules)                     # [N, C**W] next colours
         self.n_rules = len(self.rules)
-        self._setup(S, T, blind, batch_size, seed)
+        self._setup(S, T, blind, batch_size, seed, first_target)
         self.fingerprint = task_fingerprint(
             type(self).__name__,
             dict(
@@ -196,6 +201,7 @@ class CellularAutomaton(TrajectoryTask):
                 batch_size=batch_size,
                 seed=seed,
                 temperature=getattr(self, "temperature", 0.0),
+                **({"first_target": first_target} if first_target != 1 else {}),
             ),
             self.rules,
             getattr(self, "logits", torch.zeros(0)),
@@ -314,18 +320,21 @@ class NeuralCA(CellularAutomaton):
 # %% ../nbs/21_synthetic.ipynb #ee4c9555
 def make_task(kind: str, n_cells: int, n_states: int = 2, sparsity: int = 2, n_colours: int = 2, n_rules: int = 1,
               window: int = 3, blind: bool | None = None, batch_size: int = 64, seed: int = 0,
-              task_seed: int = 0) -> TrajectoryTask:
-    "A `SparseLinearMap` (`kind='linear_map'`) or `CellularAutomaton` (`'cellular_automaton'`) from study parameters."
+              task_seed: int = 0, first_target: int = 1) -> TrajectoryTask:
+    """A `SparseLinearMap` (`kind='linear_map'`) or `CellularAutomaton` (`'cellular_automaton'`, with its
+    `first_target`) from study parameters."""
     check(
         kind in ("linear_map", "cellular_automaton"), f"task must be 'linear_map' or 'cellular_automaton', got {kind!r}"
     )
+    check(kind == "cellular_automaton" or first_target == 1,
+          f"first_target={first_target} is for the automaton (whose rule is read from earlier transitions)")
     kw = {} if blind is None else dict(blind=blind)
     if kind == "linear_map":
         return SparseLinearMap(
             n_cells, sparsity, T=n_states, batch_size=batch_size, seed=seed, task_seed=task_seed, **kw
         )
     return CellularAutomaton(n_cells, C=n_colours, W=window, n_rules=n_rules, T=n_states, batch_size=batch_size,
-                             seed=seed, task_seed=task_seed, **kw)
+                             seed=seed, task_seed=task_seed, first_target=first_target, **kw)
 
 # %% ../nbs/21_synthetic.ipynb #30012217
 def dyck_attn_target(tokens, k: int) -> torch.Tensor:
