@@ -329,11 +329,13 @@ def search_summary(table):
 
 # %% ../nbs/20a_search.ipynb #ec65438e
 def size_pass_shares(table, tasks: Sequence[str] | None = None):
-    "Per size: `n_seeds`, `passed` (seeds where any of `tasks`, default all, emerged) and their `share`."
+    """Per size: `n_seeds`, `passed` (seeds — per suite, when the table has `suite_dir` — where any of `tasks`,
+    default all, emerged) and their `share`."""
     import pandas as pd
     t = table if tasks is None else table[table.task.isin(list(tasks))]
     rows = []
     for size, g in t.groupby("size"):
-        hit = g.groupby("seed").emergence_step.apply(lambda e: bool(e.notna().any()))
+        member = ["suite_dir", "seed"] if "suite_dir" in g else ["seed"]         # one suite's seed is one member
+        hit = g.groupby(member).emergence_step.apply(lambda e: bool(e.notna().any()))
         rows.append(dict(size=size, n_seeds=len(hit), passed=int(hit.sum()), share=float(hit.mean())))
     return pd.DataFrame(rows).set_index("size")

@@ -13,11 +13,11 @@ from .core import (GrokError, check, run_id, save_json, load_json, atomic_write,
     make_run_dir)
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'RUNS_DIR', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid', 'studies_dir', 'study_notebook',
-           'study_defaults', 'resolve_params', 'run_path', 'run_status', 'run_study', 'sweep', 'load_runs', 'run_plan',
-           'study_params', 'open_run', 'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments',
-           'demo_jobs', 'save_summary', 'run_reports', 'demo', 'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs',
-           'run_profile', 'parse_params', 'main']
+__all__ = ['STUDIES_DIR', 'RUNS_DIR', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid', 'studies_dir',
+           'study_notebook', 'study_defaults', 'resolve_params', 'run_path', 'run_status', 'run_study', 'sweep',
+           'load_runs', 'run_plan', 'study_params', 'open_run', 'demo_grokking', 'demo_emergence',
+           'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'save_summary', 'run_reports', 'demo',
+           'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs', 'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -320,13 +320,18 @@ def demo_grokking() -> list[tuple[str, dict]]:
     return [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10, allow_repeats=True)]
 
 # %% ../nbs/90_sweep.ipynb #34cb56de
-EMERGENCE_DEMO = dict(
-    sizes=["pythia-micro", "pythia-tiny"],
-    seeds=[0, 1, 2],
-    steps=2400,
+# the mini-suite of study B: GPT-NeoX sizes whose heads leave rotary room (head dim 32: pythia-tiny with 2 heads of 32,
+# pythia-tiny-2 with 4 of 32), 3,000 steps of 16 x 128 tokens at lr 3e-3 (cosine), Pythia-shaped checkpoints
+EMERGENCE_SUITE = dict(
+    steps=3000,
+    lr=3e-3,
+    batch_size=16,
     checkpoint_every=100,
-    tasks={"ioi": {}, "string_repetition": {}, "pattern_completion": {"period": 2}, "in_context_repetition": {}},
+    size_overrides={"pythia-tiny": {"n_heads": 2}},
+    tasks={"string_repetition": {}, "in_context_repetition": {}, "pattern_completion": {"period": 2}, "ioi": {}},
 )
+# the demo keeps one member of the profile's suite: pythia-tiny-2, seed 0 (~590 worker-seconds)
+EMERGENCE_DEMO = dict(EMERGENCE_SUITE, sizes=["pythia-tiny-2"], seeds=[0])
 
 def demo_emergence() -> tuple[list, list]:
     "Study B's suite runs: (the first, which trains the mini-suite; the last, which reuses it)."
@@ -334,14 +339,14 @@ def demo_emergence() -> tuple[list, list]:
 
 # %% ../nbs/90_sweep.ipynb #0d53c3c9
 def demo_sparse_attention() -> list[tuple[str, dict]]:
-    "Study B's synthetic-task runs."
-    return [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=4)          # the defaults (4 heads)
-            # heads; plateau vs n_cells, with and without bias
-            + grid(seed=[0, 1, 2], n_cells=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])
-            # vs the transformer at the defaults
-            + grid(seed=[0, 1, 2], arch="mlp_mixer")
-            + grid(seed=[0, 1, 2], task="cellular_automaton", arch=["transformer", "mlp_mixer"])
-            + grid(seed=[0, 1, 2], pretrain="nca")]                                    # vs scratch at the defaults
+    "Study B's synthetic-task runs: one variable at a time against the defaults (S 8, s 2, 4 heads of 16, d 64)."
+    seeds = [0, 1, 2]
+    return [("sparse_attention", p) for p in grid(seed=seeds)                      # the defaults
+            + grid(seed=seeds, bias_strength=8.0)                                  # the ground-truth attention bias
+            + grid(seed=seeds, n_cells=12)                                         # context length at s = 2
+            + [dict(seed=s, n_heads=h, d_head=64 // h) for h in (1, 16) for s in seeds]   # heads at fixed d 64
+            + grid(seed=seeds, arch="mlp_mixer")                                   # token mixing without attention
+            + grid(seed=seeds, pretrain=["nca", "random"])]                        # pre-pretraining vs its control
 
 # %% ../nbs/90_sweep.ipynb #d094aeac
 COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20)
@@ -434,15 +439,34 @@ def profile_a_jobs() -> list[tuple[str, dict]]:
     return []
 
 def profile_b_jobs() -> list[tuple[str, dict]]:
-    "Study B's profile."
-    return []
+    "Study B's profile: the mini-suite (2 sizes x 5 seeds, one run per member), then the synthetic sweeps."
+    seeds = [0, 1, 2]
+    suite = [("emergence", {**EMERGENCE_SUITE, "sizes": [size], "seeds": [seed], "patch_span": 1})
+             for size in ("pythia-tiny-2", "pythia-tiny") for seed in range(5)]
+    ca = dict(task="cellular_automaton", n_cells=8, n_rules=4, n_states=4, first_target=2, steps=4000)
+    lm12 = dict(n_cells=12, steps=4000)
+    synthetic = (
+        [{**ca, "n_layers": n, "seed": s} for n in (4, 2, 1) for s in seeds]          # depth on the 4-rule automaton
+        + [{**ca, "n_layers": 2, "arch": "mlp_mixer", "seed": s} for s in seeds]     # mixer vs transformer there
+        + [{**lm12, "n_heads": h, "d_head": 64 // h, "seed": s} for h in (1, 4, 16) for s in seeds]  # heads at d 64
+        + [{**lm12, "n_heads": h, "d_head": 128 // h, "seed": s} for h in (128, 8) for s in seeds]   # d_head 1 at d 128
+        + [{**lm12, "n_layers": n, "seed": s} for n in (2, 4) for s in seeds]        # depth on the linear map
+        + [{**lm12, "arch": "mlp_mixer", "seed": s} for s in seeds]
+        + [{**lm12, "bias_strength": 8.0, "seed": s} for s in seeds]
+        + [dict(sparsity=1, n_cells=c, steps=4000, seed=s) for c in (8, 16, 32) for s in seeds]   # context at s = 1
+        + [dict(pretrain=p, seed=s) for p in ("none", "dyck", "nca", "random") for s in seeds]
+    )
+    return suite + [("sparse_attention", p) for p in synthetic]
 
 def profile_c_jobs() -> list[tuple[str, dict]]:
     "Study C's profile."
     return []
 
-PROFILES = {"a": (profile_a_jobs, ["grokking"]), "b": (profile_b_jobs, ["emergence", "sparse_attention"]),
-            "c": (profile_c_jobs, ["compartments"])}
+PROFILES = {
+    "a": (profile_a_jobs, ["grokking"]),
+    "b": (profile_b_jobs, ["emergence", "sparse_attention", "pythia_blimp"]),
+    "c": (profile_c_jobs, ["compartments"]),
+}
 
 # %% ../nbs/90_sweep.ipynb #88a1040a
 def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) -> int:
