@@ -330,20 +330,21 @@ EMERGENCE_SUITE = dict(
     size_overrides={"pythia-tiny": {"n_heads": 2}},
     tasks={"string_repetition": {}, "in_context_repetition": {}, "pattern_completion": {"period": 2}, "ioi": {}},
 )
-# the demo keeps one member of the profile's suite: pythia-tiny-2, seed 0 (~590 worker-seconds)
+# the demo keeps one member of the profile's suite: pythia-tiny-2, seed 0 (measured: 559 worker-seconds of training
+# and 43 of evaluation); patching from 4 checkpoints before (42 more) is left to a sweep, for the demo's budget
 EMERGENCE_DEMO = dict(EMERGENCE_SUITE, sizes=["pythia-tiny-2"], seeds=[0])
 
-def demo_emergence() -> tuple[list, list]:
-    "Study B's suite runs: (the first, which trains the mini-suite; the last, which reuses it)."
-    return [("emergence", {**EMERGENCE_DEMO, "patch_span": 1})], [("emergence", {**EMERGENCE_DEMO, "patch_span": 4})]
+def demo_emergence() -> list[tuple[str, dict]]:
+    "Study B's suite run: it trains the mini-suite's member, so the pool takes it first."
+    return [("emergence", {**EMERGENCE_DEMO, "patch_span": 1})]
 
 # %% ../nbs/90_sweep.ipynb #0d53c3c9
 def demo_sparse_attention() -> list[tuple[str, dict]]:
-    "Study B's synthetic-task runs: one variable at a time against the defaults (S 8, s 2, 4 heads of 16, d 64)."
+    """Study B's synthetic-task runs: one variable at a time against the defaults (S 8, s 2, 4 heads of 16, d 64);
+    21 runs, 452 worker-seconds measured. Context length (at s = 1) is the profile's."""
     seeds = [0, 1, 2]
     return [("sparse_attention", p) for p in grid(seed=seeds)                      # the defaults
             + grid(seed=seeds, bias_strength=8.0)                                  # the ground-truth attention bias
-            + grid(seed=seeds, n_cells=12)                                         # context length at s = 2
             + [dict(seed=s, n_heads=h, d_head=64 // h) for h in (1, 16) for s in seeds]   # heads at fixed d 64
             + grid(seed=seeds, arch="mlp_mixer")                                   # token mixing without attention
             + grid(seed=seeds, pretrain=["nca", "random"])]                        # pre-pretraining vs its control
@@ -370,9 +371,8 @@ def demo_compartments() -> list[tuple[str, dict]]:
 
 # %% ../nbs/90_sweep.ipynb #9973164d
 def demo_jobs() -> list[tuple[str, dict]]:
-    "The demo's runs, in the order the pool takes them: the suite-training emergence run first, its reuse last."
-    first, last = demo_emergence()
-    return first + demo_grokking() + demo_compartments() + demo_sparse_attention() + last
+    "The demo's runs, in the order the pool takes them: the suite-training emergence run (the longest) first."
+    return demo_emergence() + demo_grokking() + demo_compartments() + demo_sparse_attention()
 
 # %% ../nbs/90_sweep.ipynb #744afbf0
 def save_summary(study: str, lines: list[str], runs_dir=None) -> Path:
