@@ -4,7 +4,7 @@
 
 # %% ../nbs/20_emergence.ipynb #60e3f0d1
 from __future__ import annotations
-import re, json
+import re, json, fcntl, contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -17,10 +17,10 @@ from .scoring import greedy_match
 
 # %% auto #0
 __all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES', 'VERBS', 'PREPOSITIONS', 'IOI_TEMPLATES',
-           'TASKS', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus', 'Task', 'prefix_id', 'word_tokens',
-           'single_token_names', 'string_repetition', 'in_context_repetition', 'pattern_completion', 'ioi',
-           'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes', 'Suite', 'HFPythiaSuite', 'LocalSuite',
-           'train_local_suite']
+           'TASKS', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus', 'repeated_ngram_share', 'Task',
+           'prefix_id', 'word_tokens', 'single_token_names', 'string_repetition', 'in_context_repetition',
+           'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes', 'Suite', 'HFPythiaSuite',
+           'LocalSuite', 'train_local_suite']
 
 # %% ../nbs/20_emergence.ipynb #ee863fa0
 # bump when `capability_corpus` changes what it generates (cached mini-suites are keyed by it); 2: IOI in both orders
@@ -116,6 +116,22 @@ def capability_corpus(n_docs: int, seed: int = 0, base_docs: Sequence[str] | Non
     return out
 
 # %% ../nbs/20_emergence.ipynb #d672c30b
+def repeated_ngram_share(docs: Sequence[Sequence], n: int = 4, window: int | None = None) -> float:
+    """Share of positions (with a full n-gram) whose n-gram occurred earlier in the same document, or in the same
+    `window`-token piece of it."""
+    check(isinstance(n, int) and n >= 1, f"repeated_ngram_share: n must be an int >= 1, got {n!r}")
+    hit = total = 0
+    for doc in docs:
+        doc = list(doc)
+        for a in range(0, max(len(doc), 1), window or max(len(doc), 1)):
+            piece, seen = doc[a : a + window] if window else doc, set()
+            for t in range(n - 1, len(piece)):
+                g = tuple(piece[t - n + 1 : t + 1])
+                hit, total = hit + (g in seen), total + 1
+                seen.add(g)
+    return hit / total if total else 0.0
+
+# %% ../nbs/20_emergence.ipynb #81715eaf
 @dataclass
 class Task:
     "A capability task: prompts and targets as token ids."
@@ -126,14 +142,14 @@ class Task:
     def __iter__(self): return iter(zip(self.prompts, self.targets))
     def __repr__(self): return f"Task({self.name!r}, {len(self)} prompts)"
 
-# %% ../nbs/20_emergence.ipynb #81715eaf
+# %% ../nbs/20_emergence.ipynb #910fbee6
 def prefix_id(tokenizer) -> int:
     "The token prompts start with: EOS (the document separator in training), else BOS."
     t = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id
     check(t is not None, f"{type(tokenizer).__name__}: has neither an EOS nor a BOS token to start prompts with")
     return t
 
-# %% ../nbs/20_emergence.ipynb #910fbee6
+# %% ../nbs/20_emergence.ipynb #0e228933
 def word_tokens(tokenizer, min_chars: int = 2) -> list[int]:
     "Ids of tokens that decode to one space-prefixed alphabetic word (word-level vocabularies: one bare word)."
     special = set(tokenizer.all_special_ids)
@@ -146,7 +162,7 @@ def word_tokens(tokenizer, min_chars: int = 2) -> list[int]:
     )
     return out
 
-# %% ../nbs/20_emergence.ipynb #0e228933
+# %% ../nbs/20_emergence.ipynb #a9a0889a
 def _single_token(tokenizer, text: str, task: str, what: str) -> int:
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     unk = tokenizer.unk_token_id
@@ -166,7 +182,7 @@ def single_token_names(tokenizer, names: Sequence[str] = NAMES) -> list[str]:
             pass
     return out
 
-# %% ../nbs/20_emergence.ipynb #a9a0889a
+# %% ../nbs/20_emergence.ipynb #57a2e432
 def _enc(tokenizer, text): return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 def string_repetition(tokenizer, n: int = 32, seed: int = 0, length: int = 10, k: int = 3, n_target: int = 1,
@@ -187,7 +203,7 @@ def string_repetition(tokenizer, n: int = 32, seed: int = 0, length: int = 10, k
         targets.append(x[k : k + n_target])
     return Task("string_repetition", prompts, targets)
 
-# %% ../nbs/20_emergence.ipynb #57a2e432
+# %% ../nbs/20_emergence.ipynb #8fadf92f
 def in_context_repetition(
     tokenizer,
     n: int = 32,
@@ -216,7 +232,7 @@ def in_context_repetition(
         targets.append(P[k : k + n_target])
     return Task("in_context_repetition", prompts, targets)
 
-# %% ../nbs/20_emergence.ipynb #8fadf92f
+# %% ../nbs/20_emergence.ipynb #708c7332
 def pattern_completion(
     tokenizer, n: int = 32, seed: int = 0, period: int = 3, length: int = 8, pool: Sequence[int] | None = None
 ) -> Task:
@@ -235,7 +251,7 @@ def pattern_completion(
         targets.append([u[length % period]])
     return Task("pattern_completion", prompts, targets)
 
-# %% ../nbs/20_emergence.ipynb #708c7332
+# %% ../nbs/20_emergence.ipynb #75cd203e
 def ioi(tokenizer, n: int = 32, seed: int = 0, names: Sequence[str] = NAMES) -> Task:
     "IOI sentences cut before the final name; target: the indirect object (a single token)."
     check(len(names) >= 2, f"ioi: need at least 2 names, got {list(names)}")
@@ -248,11 +264,11 @@ def ioi(tokenizer, n: int = 32, seed: int = 0, names: Sequence[str] = NAMES) -> 
         targets.append(_enc(tokenizer, " " + A))
     return Task("ioi", prompts, targets)
 
-# %% ../nbs/20_emergence.ipynb #75cd203e
+# %% ../nbs/20_emergence.ipynb #471c1dc0
 TASKS = {"string_repetition": string_repetition, "in_context_repetition": in_context_repetition,
          "pattern_completion": pattern_completion, "ioi": ioi}
 
-# %% ../nbs/20_emergence.ipynb #471c1dc0
+# %% ../nbs/20_emergence.ipynb #c53838a6
 def lexicon_tokens(tokenizer, words: Sequence[str] | None = None) -> list[int]:
     """Ids of the lexicon's words (default: nouns, adjectives, verbs, places, objects) that are single space-prefixed
     tokens."""
@@ -263,7 +279,7 @@ def lexicon_tokens(tokenizer, words: Sequence[str] | None = None) -> list[int]:
         if len(ids) == 1 and ids[0] != tokenizer.unk_token_id: out.append(ids[0])
     return sorted(set(out))
 
-# %% ../nbs/20_emergence.ipynb #c53838a6
+# %% ../nbs/20_emergence.ipynb #5f37163f
 def make_tasks(
     tokenizer,
     n: int = 32,
@@ -282,25 +298,25 @@ def make_tasks(
         "ioi": ioi(tokenizer, n, seed, names),
     }
 
-# %% ../nbs/20_emergence.ipynb #5f37163f
+# %% ../nbs/20_emergence.ipynb #43a8ab17
 def pass_rate(model, task: Task, batch_size: int = 64) -> float:
     "Share of prompts whose greedy continuation equals the target exactly."
     return float(greedy_match(model, task.prompts, task.targets, batch_size).mean())
 
-# %% ../nbs/20_emergence.ipynb #43a8ab17
+# %% ../nbs/20_emergence.ipynb #c0605411
 def passes(model, task: Task, threshold: float = 0.75, min_prompts: int = 16) -> bool:
     "Does the model pass the task (pass rate >= threshold over >= `min_prompts` prompts)?"
     check(len(task) >= min_prompts, f"{task.name}: {len(task)} prompts, fewer than min_prompts={min_prompts}")
     return pass_rate(model, task) >= threshold
 
-# %% ../nbs/20_emergence.ipynb #c0605411
+# %% ../nbs/20_emergence.ipynb #686b5183
 class Suite:
     "The models of a training suite, indexed by (size, seed, step)."
     def model(self, size, seed: int, step: int): raise NotImplementedError
     def steps(self, size, seed: int) -> list[int]: raise NotImplementedError
     def tokenizer(self, size=None, seed: int = 0): raise NotImplementedError
 
-# %% ../nbs/20_emergence.ipynb #686b5183
+# %% ../nbs/20_emergence.ipynb #5c1bf12e
 def _hf_loader(name_or_path, **kwargs):
     from transformers import AutoModelForCausalLM
     return AutoModelForCausalLM.from_pretrained(name_or_path, **kwargs)
@@ -352,7 +368,7 @@ class HFPythiaSuite(Suite):
             if (c/"tokenizer.json").exists() or (c/"tokenizer_config.json").exists(): return load_tokenizer(str(c))
         raise GrokError(f"HFPythiaSuite: no tokenizer files under {self.root/repo}")
 
-# %% ../nbs/20_emergence.ipynb #5c1bf12e
+# %% ../nbs/20_emergence.ipynb #73847164
 class LocalSuite(Suite):
     "Runs of `train_local_suite`: `runs_dir/{size}-seed{seed}/checkpoints/step_XXXXXX/`."
     def __init__(self, runs_dir, device: str = "cpu"):
@@ -382,7 +398,34 @@ class LocalSuite(Suite):
         check((self.path/"tokenizer").is_dir(), f"LocalSuite: no tokenizer folder {self.path/'tokenizer'}")
         return load_tokenizer(str(self.path/"tokenizer"))
 
-# %% ../nbs/20_emergence.ipynb #73847164
+# %% ../nbs/20_emergence.ipynb #ba769441
+@contextlib.contextmanager
+def _file_lock(path):
+    "An exclusive `fcntl` lock on `path` (created) for the duration of the block; other processes wait."
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try: yield
+        finally: fcntl.flock(f, fcntl.LOCK_UN)
+
+def _train_member(rd, docs, tok, size, seed, steps, params, overrides, ckpts, nproc, device, progress):
+    stream = TokenStream(docs, tok, seq_len=params["seq_len"], batch_size=params["batch_size"], seed=seed)
+    model = build_model(size, vocab_size=len(tok), seed=seed, **overrides)
+    save_json({"params": {**params, "size": size, "seed": seed}}, rd.params_file)
+    train_or_launch(
+        model,
+        stream,
+        steps,
+        nproc=nproc,
+        run_dir=rd,
+        lr=params["lr"],
+        warmup=params["warmup"],
+        checkpoint_steps=ckpts,
+        seed=seed,
+        device=device,
+        progress=progress,
+        log_every=max(1, steps // 20),
+    )
+
 def train_local_suite(
     runs_dir,
     sizes: Sequence[str],
@@ -398,62 +441,57 @@ def train_local_suite(
     warmup: int = 20,
     pythia_every: int | None = None,
     overrides: dict | None = None,
+    size_overrides: dict | None = None,
     device: str = "cpu",
     progress: bool = False,
     nproc: int = 1,
 ) -> LocalSuite:
     """Train a (sizes × seeds) GPT-NeoX suite on `corpus` (list of str or a `text_source` spec); returns the
-    `LocalSuite`.
+    `LocalSuite`. `overrides` change every size's preset, `size_overrides[size]` one size's (e.g. its heads).
+    Each member trains under its own file lock, so several processes can train one suite's members side by side
+    (a member being trained elsewhere is waited for, then skipped).
     `nproc > 1` trains each member under torchrun (DDP over `nproc` GPUs, or gloo processes on CPU)."""
     runs_dir = Path(runs_dir)
     runs_dir.mkdir(parents=True, exist_ok=True)
     check(len(sizes) >= 1 and len(seeds) >= 1, f"train_local_suite: need sizes and seeds, got {sizes!r}, {seeds!r}")
+    size_overrides = size_overrides or {}
+    check(isinstance(size_overrides, dict) and all(isinstance(v, dict) for v in size_overrides.values()),
+          f"train_local_suite: size_overrides must map a size to a dict of preset fields, got {size_overrides!r}")
     docs = corpus if isinstance(corpus, list) else list(text_source(corpus))
     params = dict(steps=steps, vocab_size=vocab_size, seq_len=seq_len, batch_size=batch_size, lr=lr,
                   warmup=warmup, pythia_every=pythia_every, overrides=overrides or {}, n_docs=len(docs))
+    if size_overrides: params["size_overrides"] = size_overrides
     sfile, canon = runs_dir/"suite.json", json.loads(json.dumps(params))
-    old = load_json(sfile) if sfile.exists() else {}
-    diff = sorted(
-        k for k in set(old) | set(canon) if old and k not in ("sizes", "seeds") and old.get(k) != canon.get(k)
-    )
-    check(
-        not diff,
-        f"{sfile}: the suite exists with different parameters: "
-        + ", ".join(f"{k}: stored {old.get(k)!r} vs now {canon.get(k)!r}" for k in diff),
-    )
-    tok_dir = runs_dir/"tokenizer"
-    if tok_dir.exists(): tok = load_tokenizer(str(tok_dir))
-    else:
-        tok = tokenizer if tokenizer is not None else train_tokenizer(docs, vocab_size)
-        tok.save_pretrained(tok_dir)
-    save_json(
-        {
-            **canon,
-            "sizes": sorted(set(old.get("sizes", [])) | set(sizes)),
-            "seeds": sorted(set(old.get("seeds", [])) | set(seeds)),
-        },
-        sfile,
-    )
+    with _file_lock(runs_dir/".suite.lock"):
+        old = load_json(sfile) if sfile.exists() else {}
+        diff = sorted(
+            k for k in set(old) | set(canon) if old and k not in ("sizes", "seeds") and old.get(k) != canon.get(k)
+        )
+        check(
+            not diff,
+            f"{sfile}: the suite exists with different parameters: "
+            + ", ".join(f"{k}: stored {old.get(k)!r} vs now {canon.get(k)!r}" for k in diff),
+        )
+        tok_dir = runs_dir/"tokenizer"
+        if tok_dir.exists(): tok = load_tokenizer(str(tok_dir))
+        else:
+            tok = tokenizer if tokenizer is not None else train_tokenizer(docs, vocab_size)
+            tok.save_pretrained(tok_dir)
+        save_json(
+            {
+                **canon,
+                "sizes": sorted(set(old.get("sizes", [])) | set(sizes)),
+                "seeds": sorted(set(old.get("seeds", [])) | set(seeds)),
+            },
+            sfile,
+        )
     ckpts = checkpoint_schedule(steps, pythia=True, pythia_every=pythia_every)
     for size in sizes:
         for seed in seeds:
             rd = RunDir(runs_dir/f"{size}-seed{seed}")
-            if steps in rd.checkpoint_steps(): continue
-            stream = TokenStream(docs, tok, seq_len=seq_len, batch_size=batch_size, seed=seed)
-            model = build_model(size, vocab_size=len(tok), seed=seed, **(overrides or {}))
-            save_json({"params": {**params, "size": size, "seed": seed}}, rd.params_file)
-            train_or_launch(
-                model,
-                stream,
-                steps,
-                nproc=nproc,
-                run_dir=rd,
-                lr=lr,
-                warmup=warmup,
-                checkpoint_steps=ckpts,
-                seed=seed,
-                device=device,
-                progress=progress,
-                log_every=max(1, steps // 20),
-            )
+            rd.path.mkdir(parents=True, exist_ok=True)
+            with _file_lock(rd.path/".train.lock"):
+                if steps in rd.checkpoint_steps(): continue
+                _train_member(rd, docs, tok, size, seed, steps, params, {**(overrides or {}),
+                              **size_overrides.get(size, {})}, ckpts, nproc=nproc, device=device, progress=progress)
     return LocalSuite(runs_dir, device=device)

@@ -14,8 +14,10 @@ from .attention import capture_attention, patch_attention, attention_modules, n_
 from .emergence import Suite, Task, pass_rate
 
 # %% auto #0
-__all__ = ['target_prob', 'patch_heads', 'cumulative_recovery', 'pre_post_steps', 'recovery_ks', 'head_rankings',
-           'patching_protocol', 'patch_emergence', 'patch_emergences', 'top_k_medians', 'head_matrix', 'collect_runs']
+__all__ = ['TOP_K_KEYS', 'target_prob', 'patch_heads', 'cumulative_recovery', 'pre_post_steps', 'split_halves', 'recovery_ks',
+           'top_k_of', 'head_rankings', 'random_band', 'share_at_least', 'patching_protocol', 'patch_emergence',
+           'patch_emergences', 'top_k_medians', 'recovery_table', 'recovery_at_shares', 'recovery_aggregate',
+           'head_matrix', 'collect_runs']
 
 # %% ../nbs/20b_patching.ipynb #2b9a1210
 def _by_length(prompts, targets):
@@ -112,52 +114,103 @@ def pre_post_steps(checkpoints: Sequence[int], emergence_step, patch_span: int =
     return (None if i == 0 else ck[max(0, i - patch_span)]), int(emergence_step)
 
 # %% ../nbs/20b_patching.ipynb #d17e644d
-def recovery_ks(n: int, top_k: int) -> list[int]:
-    "The K of the recovery curves for `n` heads: the powers of two up to n, n itself, and the headline min(top_k, n)."
-    return sorted({2**j for j in range(int(np.log2(n)) + 1)} | {n, min(top_k, n)})
+def split_halves(n: int, seed: int = 0) -> tuple[list[int], list[int]]:
+    "A seeded split of prompt indices 0..n-1: (rank half, measurement half), sizes n // 2 and n - n // 2, each sorted."
+    check(isinstance(n, (int, np.integer)) and n >= 2, f"split_halves: need at least 2 prompts, got {n!r}")
+    perm = np.random.default_rng([int(seed), 0x5B]).permutation(n)
+    return sorted(int(i) for i in perm[: n // 2]), sorted(int(i) for i in perm[n // 2 :])
 
 # %% ../nbs/20b_patching.ipynb #e7423608
-def head_rankings(dp: dict, dp_reverse: dict, seed: int) -> dict[str, list]:
-    """Heads ranked `forward` by Δp (largest first), `reverse` by the reverse Δp (most negative, the largest loss,
-    first), and `random`: the forward ranking shuffled by `numpy.random.default_rng(seed)`."""
-    ranking = sorted(dp, key=lambda hd: -dp[hd])
-    rnd = [ranking[j] for j in np.random.default_rng(seed).permutation(len(ranking))]
-    return dict(forward=ranking, reverse=sorted(dp_reverse, key=lambda hd: dp_reverse[hd]), random=rnd)
+def recovery_ks(n: int) -> list[int]:
+    "The K of the recovery curves for `n` heads: every K 1..n up to 32 heads, else the powers of two and n."
+    return list(range(1, n + 1)) if n <= 32 else sorted({2**j for j in range(int(np.log2(n)) + 1)} | {n})
+
+def top_k_of(n: int, top_share: float) -> int:
+    "The headline K: `top_share` of `n` heads, rounded, at least 1."
+    check(0 < top_share <= 1, f"top_share must be in (0, 1], got {top_share!r}")
+    return max(1, int(round(top_share * n)))
 
 # %% ../nbs/20b_patching.ipynb #d2e7b4b2
-def patching_protocol(pre, post, prompts, targets, top_k: int = 4, seed: int = 0) -> dict:
-    """Δp per head both ways, the three `head_rankings`, the `forward`, `reverse`, `random` and `reverse_own` recovery
-    curves at `recovery_ks`, and their values at K = min(top_k, heads) (`top_k_recovery`, `top_k_reverse`,
-    `top_k_random`, `top_k_reverse_own`). Heads are keyed 'layer,head' (JSON-ready)."""
-    dp = patch_heads(pre, post, prompts, targets)
-    dp_rev = patch_heads(pre, post, prompts, targets, reverse=True)
-    rk = head_rankings(dp, dp_rev, seed)
+def head_rankings(dp: dict, dp_reverse: dict, seed: int, n_random: int = 20) -> dict[str, list]:
+    """Heads ranked `forward` by Δp (largest first), `reverse` by the reverse Δp (most negative, the largest loss,
+    first), and `random`: `n_random` permutations of the heads, draw d from `numpy.random.default_rng([seed, d])`."""
+    ranking = sorted(dp, key=lambda hd: -dp[hd])
+    rnd = [[ranking[j] for j in np.random.default_rng([seed, d]).permutation(len(ranking))] for d in range(n_random)]
+    return dict(forward=ranking, reverse=sorted(dp_reverse, key=lambda hd: dp_reverse[hd]), random=rnd)
+
+# %% ../nbs/20b_patching.ipynb #dc5d4873
+def random_band(curves: Sequence[dict]) -> dict:
+    "`{'median', 'lo', 'hi'}`, each K -> value, over random-ranking recovery curves (dicts K -> fraction)."
+    ks = sorted(curves[0])
+    vals = {k: np.array([c[k] for c in curves]) for k in ks}
+    return dict(
+        median={k: float(np.median(v)) for k, v in vals.items()},
+        lo={k: float(v.min()) for k, v in vals.items()},
+        hi={k: float(v.max()) for k, v in vals.items()},
+    )
+
+def share_at_least(curves: Sequence[dict], k: int, value: float) -> float:
+    "Share of the random curves whose recovery at `k` is at least `value`."
+    return float(np.mean([c[k] >= value for c in curves]))
+
+# %% ../nbs/20b_patching.ipynb #8f1b7740
+def _halves(prompts, targets, seed):
+    a, b = split_halves(len(prompts), seed)
+    return ([prompts[i] for i in a], [targets[i] for i in a]), ([prompts[i] for i in b], [targets[i] for i in b])
+
+def patching_protocol(pre, post, prompts, targets, top_share: float = 0.25, seed: int = 0, n_random: int = 20) -> dict:
+    """Held-out patching (see above): Δp per head both ways on the rank half, the rankings, and on the measurement
+    half the `forward`, `reverse`, `reverse_own` curves and the random band (`random_median/lo/hi`, `random` the
+    draws) at `ks`, with `shares` = K / heads and the headline numbers at K = `top_k_of(heads, top_share)`. Heads are
+    keyed 'layer,head' (JSON-ready)."""
+    check(n_random >= 1, f"patching_protocol: n_random must be >= 1, got {n_random}")
+    (pa, ta), (pb, tb) = _halves(prompts, targets, seed)
+    dp = patch_heads(pre, post, pa, ta)
+    dp_rev = patch_heads(pre, post, pa, ta, reverse=True)
+    rk = head_rankings(dp, dp_rev, seed, n_random)
     n = len(rk["forward"])
-    ks = recovery_ks(n, top_k)
+    ks, k = recovery_ks(n), top_k_of(n, top_share)
+    rnd = [cumulative_recovery(pre, post, pb, tb, r, ks) for r in rk["random"]]
+    band = random_band(rnd)
     out = dict(
         n_layers=int(max(l for l, _ in dp) + 1),
         n_heads=int(max(h for _, h in dp) + 1),
+        n_heads_total=n,
+        n_rank=len(pa), n_measure=len(pb),
+        p_pre_measure=target_prob(pre, pb, tb), p_post_measure=target_prob(post, pb, tb),
         delta_p={f"{l},{h}": v for (l, h), v in dp.items()},
         ranking=[list(hd) for hd in rk["forward"]],
-        ks=ks,
         delta_p_reverse={f"{l},{h}": v for (l, h), v in dp_rev.items()},
         ranking_reverse=[list(hd) for hd in rk["reverse"]],
-        forward=cumulative_recovery(pre, post, prompts, targets, rk["forward"], ks),
-        reverse=cumulative_recovery(pre, post, prompts, targets, rk["forward"], ks, reverse=True),
-        random=cumulative_recovery(pre, post, prompts, targets, rk["random"], ks),
-        reverse_own=cumulative_recovery(pre, post, prompts, targets, rk["reverse"], ks, reverse=True),
+        ks=ks, shares=[x / n for x in ks], top_k=k, top_share=k / n,
+        forward=cumulative_recovery(pre, post, pb, tb, rk["forward"], ks),
+        forward_in_sample=cumulative_recovery(pre, post, pa, ta, rk["forward"], ks),
+        reverse=cumulative_recovery(pre, post, pb, tb, rk["forward"], ks, reverse=True),
+        reverse_own=cumulative_recovery(pre, post, pb, tb, rk["reverse"], ks, reverse=True),
+        random=rnd, random_median=band["median"], random_lo=band["lo"], random_hi=band["hi"],
     )
-    k = min(top_k, n)
-    for name, curve in (("top_k_recovery", "forward"), ("top_k_reverse", "reverse"), ("top_k_random", "random"),
-                        ("top_k_reverse_own", "reverse_own")):
-        out[name] = out[curve][k]
+    out.update(top_k_recovery=out["forward"][k], top_k_in_sample=out["forward_in_sample"][k],
+               top_k_reverse=out["reverse"][k], top_k_reverse_own=out["reverse_own"][k],
+               top_k_random=band["median"][k], top_k_random_hi=band["hi"][k],
+               top_k_random_p=share_at_least(rnd, k, out["forward"][k]))
     return out
 
-# %% ../nbs/20b_patching.ipynb #dc5d4873
-def patch_emergence(suite: Suite, size, seed: int, task: Task, emergence_step, patch_span: int = 1, top_k: int = 4,
-                    min_gap: float = 1e-3, name: str | None = None) -> dict:
+# %% ../nbs/20b_patching.ipynb #2ec8627a
+def patch_emergence(
+    suite: Suite,
+    size,
+    seed: int,
+    task: Task,
+    emergence_step,
+    patch_span: int = 1,
+    top_share: float = 0.25,
+    n_random: int = 20,
+    min_gap: float = 1e-3,
+    name: str | None = None,
+) -> dict:
     """The record of one emergence (`name` defaults to the task's): (pre, post) by `pre_post_steps`, p and pass rate
-    of both, then `patching_protocol`; or `skipped` and why (no checkpoint before it; p(post) − p(pre) < `min_gap`)."""
+    of both, then the held-out `patching_protocol`; or `skipped` and why (no checkpoint before it; a gap
+    p(post) − p(pre) below `min_gap` on the measurement half)."""
     pre_step, post_step = pre_post_steps(suite.steps(size, seed), emergence_step, patch_span)
     rec = dict(size=size, seed=int(seed), task=name or task.name, post_step=post_step)
     if pre_step is None: return {**rec, "skipped": "passes at the first checkpoint: no pre-emergence model"}
@@ -165,27 +218,73 @@ def patch_emergence(suite: Suite, size, seed: int, task: Task, emergence_step, p
     p_pre, p_post = target_prob(pre, task.prompts, task.targets), target_prob(post, task.prompts, task.targets)
     rec.update(pre_step=pre_step, p_pre=p_pre, p_post=p_post, pass_pre=pass_rate(pre, task),
                pass_post=pass_rate(post, task))
-    if p_post - p_pre < min_gap: return {**rec, "skipped": f"no gap: p(post) - p(pre) = {p_post - p_pre:.2g}"}
-    return {**rec, **patching_protocol(pre, post, task.prompts, task.targets, top_k=top_k, seed=seed)}
+    (_, _), (pb, tb) = _halves(task.prompts, task.targets, seed)
+    gap = target_prob(post, pb, tb) - target_prob(pre, pb, tb)
+    if gap < min_gap: return {**rec, "skipped": f"no gap: p(post) - p(pre) = {gap:.2g} on the measurement half"}
+    return {**rec, **patching_protocol(pre, post, task.prompts, task.targets, top_share, seed, n_random)}
 
-# %% ../nbs/20b_patching.ipynb #8f1b7740
-def patch_emergences(suite: Suite, table, tasks: dict[str, Task], patch_span: int = 1, top_k: int = 4) -> list[dict]:
+# %% ../nbs/20b_patching.ipynb #54db296b
+def patch_emergences(suite: Suite, table, tasks: dict[str, Task], patch_span: int = 1, top_share: float = 0.25,
+                     n_random: int = 20) -> list[dict]:
     "`patch_emergence` at every emergence of a search table (`grok_nb.search.emergence_search`), in table order."
     import pandas as pd
     return [
-        patch_emergence(suite, r.size, r.seed, tasks[r.task], r.emergence_step, patch_span, top_k, name=r.task)
+        patch_emergence(suite, r.size, r.seed, tasks[r.task], r.emergence_step, patch_span, top_share, n_random,
+                        name=r.task)
         for r in table.itertuples()
         if not pd.isna(r.emergence_step)
     ]
 
-# %% ../nbs/20b_patching.ipynb #2ec8627a
-def top_k_medians(records: Sequence[dict]) -> dict:
-    "Medians of `top_k_recovery`, `top_k_reverse`, `top_k_random`, `top_k_reverse_own` over the patched records."
-    done = [p for p in records if "forward" in p]
-    keys = ("top_k_recovery", "top_k_reverse", "top_k_random", "top_k_reverse_own")
-    return {k: float(np.median([p[k] for p in done])) if done else None for k in keys}
+# %% ../nbs/20b_patching.ipynb #574a4aca
+TOP_K_KEYS = ("top_k_recovery", "top_k_in_sample", "top_k_reverse", "top_k_reverse_own", "top_k_random",
+              "top_k_random_p", "top_share")
 
-# %% ../nbs/20b_patching.ipynb #54db296b
+def top_k_medians(records: Sequence[dict]) -> dict:
+    "`n_patched`, `beats_band` (ranked > every random draw at the headline K) and the medians of `TOP_K_KEYS`."
+    done = [p for p in records if "forward" in p]
+    out = {k: float(np.median([p[k] for p in done])) if done else None for k in TOP_K_KEYS}
+    return dict(n_patched=len(done), beats_band=sum(p["top_k_recovery"] > p["top_k_random_hi"] for p in done), **out)
+
+# %% ../nbs/20b_patching.ipynb #821f4317
+def recovery_table(records: Sequence[dict], curves=("forward", "forward_in_sample", "reverse", "reverse_own",
+                                                     "random_median", "random_lo", "random_hi")):
+    "Rows (emergence, size, seed, task, pre_step, post_step, curve, K, share, fraction) over the patched records."
+    import pandas as pd
+    rows = []
+    for p in records:
+        if "forward" not in p: continue
+        em = f"{p['task']} · {p['size']} s{p['seed']} @{p['post_step']}"
+        for c in curves:
+            for k, v in p[c].items():
+                rows.append(dict(emergence=em, size=p["size"], seed=p["seed"], task=p["task"], pre_step=p["pre_step"],
+                                 post_step=p["post_step"], curve=c, K=int(k), share=int(k) / p["n_heads_total"],
+                                 fraction=float(v)))
+    return pd.DataFrame(rows)
+
+# %% ../nbs/20b_patching.ipynb #500a7515
+def recovery_at_shares(records: Sequence[dict], shares: Sequence[float] = (0.125, 0.25, 0.5, 0.75, 1.0),
+                       curves=("forward", "reverse", "random_median", "random_hi", "forward_in_sample")):
+    "Rows (emergence, size, seed, task, curve, share, fraction) of every patched record's curves at `shares`."
+    import pandas as pd
+    rows = []
+    for p in records:
+        if "forward" not in p: continue
+        n = p["n_heads_total"]
+        em = f"{p['task']} · {p['size']} s{p['seed']} @{p['post_step']}"
+        for c in curves:
+            ks = sorted(int(k) for k in p[c])
+            x, y = [0.0] + [k / n for k in ks], [0.0] + [float(p[c][k] if k in p[c] else p[c][str(k)]) for k in ks]
+            for s in shares:
+                rows.append(dict(emergence=em, size=p["size"], seed=p["seed"], task=p["task"], curve=c, share=float(s),
+                                 fraction=float(np.interp(s, x, y))))
+    return pd.DataFrame(rows)
+
+def recovery_aggregate(at_shares) -> "pd.DataFrame":
+    "Per (curve, share) over the emergences of `recovery_at_shares`: `n`, `median`, `lo` (min), `hi` (max)."
+    g = at_shares.groupby(["curve", "share"]).fraction
+    return g.agg(n="count", median="median", lo="min", hi="max").reset_index()
+
+# %% ../nbs/20b_patching.ipynb #ebc6d67a
 def head_matrix(values: dict[str, float], n_layers: int, n_heads: int) -> np.ndarray:
     "A `[n_layers, n_heads]` array from a per-head dict keyed 'layer,head' (as `delta_p` is stored); 0 where absent."
     M = np.zeros((n_layers, n_heads))
@@ -194,12 +293,13 @@ def head_matrix(values: dict[str, float], n_layers: int, n_heads: int) -> np.nda
         M[l, h] = v
     return M
 
-# %% ../nbs/20b_patching.ipynb #574a4aca
+# %% ../nbs/20b_patching.ipynb #242f4941
 def collect_runs(finished) -> tuple:
-    """`(table, curve, patches)` over finished emergence runs (rows of `grok_nb.sweep.load_runs`), each search, curve
-    point and patching counted once (see above); `model` labels a local suite's size with its step budget."""
+    """`(table, curve, patches, heads)` over finished emergence runs (rows of `grok_nb.sweep.load_runs`), each search,
+    curve point, patching and head score counted once (see above); `model` labels a local suite's size with its step
+    budget."""
     import pandas as pd
-    tables, curves, patches = [], [], []
+    tables, curves, patches, heads = [], [], [], []
     for r in finished.itertuples():
         res = load_json(Path(r.path) / "results.json")
         key = dict(run_id=r.run_id, suite=r.p_suite, suite_dir=res.get("suite_dir") or r.p_suite)
@@ -215,8 +315,11 @@ def collect_runs(finished) -> tuple:
             )
         for p in res["patching"]:
             if "forward" in p: patches.append({**p, **key, "span": int(getattr(r, "p_patch_span", 1) or 1)})
+        if res.get("head_scores"): heads.append(pd.DataFrame(res["head_scores"]).assign(**key))
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     curve = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame()
+    head = pd.concat(heads, ignore_index=True) if heads else pd.DataFrame()
+    if len(head): head = head.drop_duplicates(["suite_dir", "size", "seed", "step", "layer", "head"])
     if len(table):
         table = table.drop_duplicates(["suite_dir", "size", "seed", "task", "threshold"])
         curve = curve.drop_duplicates(["suite_dir", "size", "seed", "task", "step"])
@@ -225,4 +328,4 @@ def collect_runs(finished) -> tuple:
                 (p["suite_dir"], p["size"], p["seed"], p["task"], p["pre_step"], p["post_step"]): p for p in patches
             }.values()
         )
-    return table, curve, patches
+    return table, curve, patches, head

@@ -13,8 +13,9 @@ from .core import check, save_json, load_json, evaluating
 from .emergence import Suite, Task, pass_rate, passes
 
 # %% auto #0
-__all__ = ['Emergence', 'emergence_step', 'suite_pass_fn', 'emergence_table', 'linear_cost', 'emergence_search', 'searched_steps',
-           'pass_rate_curves', 'linear_scan_step', 'curve_check', 'check_search', 'search_headline', 'search_summary']
+__all__ = ['Emergence', 'emergence_step', 'SustainedEmergence', 'sustained_emergence_step', 'suite_pass_fn', 'emergence_table',
+           'linear_cost', 'emergence_search', 'searched_steps', 'pass_rate_curves', 'linear_scan_step', 'curve_check',
+           'check_search', 'search_headline', 'search_summary', 'size_pass_shares']
 
 # %% ../nbs/20a_search.ipynb #5ee42bc0
 @dataclass
@@ -110,13 +111,64 @@ def emergence_step(
                      {steps[i]: seen[i] for i in sorted(seen)})
 
 # %% ../nbs/20a_search.ipynb #bf943652
+@dataclass
+class SustainedEmergence:
+    "Result of `sustained_emergence_step`."
+    step: int | None            # first checkpoint from which every later one passes (None: the last one fails)
+    index: int | None
+    first_step: int | None      # the first search's answer (a crossing, sustained or not)
+    n_evaluated: int            # calls of passes_fn (each checkpoint at most once)
+    n_checkpoints: int
+    n_searches: int
+    n_fallbacks: int            # searches that saw a pass before a fail and fell back to the linear scan
+    n_transient: int            # crossings found that did not last
+
+def sustained_emergence_step(checkpoints: Sequence[int], passes_fn: Callable[[int], bool], coarse: int = 4,
+                             cache: dict | None = None) -> SustainedEmergence:
+    """First checkpoint from which every later one passes, by `emergence_step` and restarts after failures (see
+    above); `cache`: an optional step -> pass dict, shared by every search."""
+    steps = list(checkpoints)
+    check(cache is None or isinstance(cache, dict),
+          f"sustained_emergence_step: cache must be a dict or None, got {type(cache).__name__}")
+    store = _PassCache({} if cache is None else cache)
+    n_calls = 0
+
+    def fn(step):
+        nonlocal n_calls
+        n_calls += 1
+        return passes_fn(step)
+
+    def ev(i):
+        r = store.get(steps[i])
+        if r is None:
+            r = bool(fn(steps[i]))
+            store.put(steps[i], r)
+        return r
+
+    a, first, n_search, n_fall, n_trans = 0, None, 0, 0, 0
+    while True:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")                      # counted in n_fallbacks instead
+            r = emergence_step(steps[a:], fn, coarse, cache=store.d)
+        n_search, n_fall = n_search + 1, n_fall + int(r.linear_fallback)
+        first = r.step if first is None else first
+        if r.step is None: return SustainedEmergence(None, None, first, n_calls, len(steps), n_search, n_fall, n_trans)
+        i = a + r.index
+        fails = [j for j in range(i + 1, len(steps)) if not ev(j)]
+        if not fails:
+            return SustainedEmergence(steps[i], i, first, n_calls, len(steps), n_search, n_fall, n_trans)
+        n_trans, a = n_trans + 1, fails[-1] + 1
+        if a == len(steps):       # the last checkpoint fails: nothing is sustained
+            return SustainedEmergence(None, None, first, n_calls, len(steps), n_search, n_fall, n_trans)
+
+# %% ../nbs/20a_search.ipynb #d8a7361d
 def suite_pass_fn(suite: Suite, size, seed: int, task: Task, threshold: float = 0.75) -> Callable[[int], bool]:
     "step -> does the suite's model at (size, seed, step) pass `task`?"
     def fn(step: int) -> bool:
         with evaluating(suite.model(size, seed, step)) as m: return passes(m, task, threshold)
     return fn
 
-# %% ../nbs/20a_search.ipynb #d8a7361d
+# %% ../nbs/20a_search.ipynb #28207779
 def _cache_file(cache_dir, name: str, size, seed: int, threshold: float) -> Path:
     return Path(cache_dir)/f"{name}-{size}-seed{seed}-t{threshold}.json"
 
@@ -141,14 +193,14 @@ def emergence_table(
                              n_consulted=r.n_consulted, n_checkpoints=r.n_checkpoints, monotone=r.monotone))
     return pd.DataFrame(rows)
 
-# %% ../nbs/20a_search.ipynb #28207779
+# %% ../nbs/20a_search.ipynb #b8b18528
 def linear_cost(checkpoints: Sequence[int], emergence_step) -> int:
     "Checkpoints a linear scan from the first one loads to find `emergence_step`; all of them if it is None / NaN."
     import pandas as pd
     if pd.isna(emergence_step): return len(checkpoints)
     return list(checkpoints).index(int(emergence_step)) + 1
 
-# %% ../nbs/20a_search.ipynb #b8b18528
+# %% ../nbs/20a_search.ipynb #6ea740be
 def emergence_search(suite: Suite, runs: Sequence[tuple], tasks: dict[str, Task], thresholds: dict[str, float],
                      coarse: int = 4, cache_dir=None):
     """`emergence_table` for every task at its own threshold, in one table with the columns `threshold` and
@@ -163,7 +215,7 @@ def emergence_search(suite: Suite, runs: Sequence[tuple], tasks: dict[str, Task]
     table["linear_cost"] = [linear_cost(suite.steps(r.size, r.seed), r.emergence_step) for r in table.itertuples()]
     return table
 
-# %% ../nbs/20a_search.ipynb #6ea740be
+# %% ../nbs/20a_search.ipynb #745076a9
 def searched_steps(cache_dir, thresholds: dict[str, float], size, seed: int) -> list[int]:
     "The checkpoints the searches of (size, seed) consulted, over every task of `thresholds` (from their caches)."
     out = set()
@@ -172,7 +224,7 @@ def searched_steps(cache_dir, thresholds: dict[str, float], size, seed: int) -> 
         if f.exists(): out |= {int(k) for k in load_json(f)}
     return sorted(out)
 
-# %% ../nbs/20a_search.ipynb #745076a9
+# %% ../nbs/20a_search.ipynb #b81ca9ad
 def pass_rate_curves(
     suite: Suite,
     runs: Sequence[tuple],
@@ -198,7 +250,7 @@ def pass_rate_curves(
                     rows.append(dict(size=size, seed=seed, task=name, step=step, pass_rate=pass_rate(m, task)))
     return pd.DataFrame(rows)
 
-# %% ../nbs/20a_search.ipynb #b81ca9ad
+# %% ../nbs/20a_search.ipynb #f21e7b86
 def linear_scan_step(steps: Sequence[int], pass_rates: Sequence[float], threshold: float) -> int | None:
     "What a linear scan of a whole pass curve finds: the first step (in step order) whose pass rate is >= `threshold`."
     steps, rates = np.asarray(steps), np.asarray(pass_rates, dtype=float)
@@ -206,7 +258,7 @@ def linear_scan_step(steps: Sequence[int], pass_rates: Sequence[float], threshol
     hit = [int(steps[i]) for i in np.argsort(steps, kind="stable") if rates[i] >= threshold]
     return hit[0] if hit else None
 
-# %% ../nbs/20a_search.ipynb #f21e7b86
+# %% ../nbs/20a_search.ipynb #163362a0
 def curve_check(steps: Sequence[int], pass_rates: Sequence[float], n_checkpoints: int, threshold: float,
                 emergence_step) -> dict:
     """One search against its pass curve: `curve_complete` (the curve has all `n_checkpoints`); if so,
@@ -221,7 +273,7 @@ def curve_check(steps: Sequence[int], pass_rates: Sequence[float], n_checkpoints
     return dict(curve_complete=full, curve_monotone=mono if full else None, linear_scan_step=lin,
                 agrees=(lin == em) if full else None)
 
-# %% ../nbs/20a_search.ipynb #163362a0
+# %% ../nbs/20a_search.ipynb #091bed22
 def check_search(table, curves):
     """`table` (from `emergence_search`) with the `curve_check` columns, from `curves` (from `pass_rate_curves`); a
     `GrokError` if a search disagrees with the linear scan on a complete monotone curve."""
@@ -239,7 +291,7 @@ def check_search(table, curves):
     )
     return table
 
-# %% ../nbs/20a_search.ipynb #091bed22
+# %% ../nbs/20a_search.ipynb #ddb8fe29
 def search_headline(table) -> dict:
     "Searches, emergences, their median step, and the mean checkpoints loaded by the search and by a linear scan."
     em_steps = table.emergence_step.dropna().astype(int).tolist()
@@ -251,15 +303,39 @@ def search_headline(table) -> dict:
         "linear_scan_evaluations_per_search": float(table.linear_cost.mean()),
     }
 
-# %% ../nbs/20a_search.ipynb #ddb8fe29
+# %% ../nbs/20a_search.ipynb #0ea29294
 def search_summary(table):
-    """Per (size, task), over seeds: searches `n`, `emerged`, `median_step`, the mean checkpoints the search loaded
-    (`evaluated`) and a linear scan would (`linear`), and the emergence `steps` in seed order (None: never)."""
+    """Per (size, task), over seeds: searches `n`, `emerged`, their `share` (the share of seeds that pass),
+    `median_step`, the mean checkpoints the search loaded (`evaluated`) and a linear scan would (`linear`), and the
+    emergence `steps` in seed order (None: never)."""
     import pandas as pd
     rows = []
     for (size, task), g in table.groupby(["size", "task"]):
         g = g.sort_values("seed")
-        rows.append(dict(size=size, task=task, n=len(g), emerged=int(g.emergence_step.notna().sum()),
-                         median_step=g.emergence_step.median(), evaluated=g.n_evaluated.mean(),
-                         linear=g.linear_cost.mean(), steps=[None if pd.isna(v) else int(v) for v in g.emergence_step]))
+        rows.append(
+            dict(
+                size=size,
+                task=task,
+                n=len(g),
+                emerged=int(g.emergence_step.notna().sum()),
+                share=float(g.emergence_step.notna().mean()),
+                median_step=g.emergence_step.median(),
+                evaluated=g.n_evaluated.mean(),
+                linear=g.linear_cost.mean(),
+                steps=[None if pd.isna(v) else int(v) for v in g.emergence_step],
+            )
+        )
     return pd.DataFrame(rows).set_index(["size", "task"])
+
+# %% ../nbs/20a_search.ipynb #ec65438e
+def size_pass_shares(table, tasks: Sequence[str] | None = None):
+    """Per size: `n_seeds`, `passed` (seeds — per suite, when the table has `suite_dir` — where any of `tasks`,
+    default all, emerged) and their `share`."""
+    import pandas as pd
+    t = table if tasks is None else table[table.task.isin(list(tasks))]
+    rows = []
+    for size, g in t.groupby("size"):
+        member = ["suite_dir", "seed"] if "suite_dir" in g else ["seed"]         # one suite's seed is one member
+        hit = g.groupby(member).emergence_step.apply(lambda e: bool(e.notna().any()))
+        rows.append(dict(size=size, n_seeds=len(hit), passed=int(hit.sum()), share=float(hit.mean())))
+    return pd.DataFrame(rows).set_index("size")

@@ -16,9 +16,9 @@ from grok_nb.params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathS
 from .status import run_status, _try_lock, _failure, _attempts
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'PARAM_RULES', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid', 'studies_dir',
-           'study_notebook', 'study_defaults', 'study_rules', 'resolve_params', 'run_path', 'run_study', 'sweep',
-           'load_runs', 'run_plan', 'study_params', 'open_run', 'demo_grokking', 'demo_emergence',
+__all__ = ['STUDIES_DIR', 'PARAM_RULES', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid',
+           'studies_dir', 'study_notebook', 'study_defaults', 'study_rules', 'resolve_params', 'run_path', 'run_study',
+           'sweep', 'load_runs', 'run_plan', 'study_params', 'open_run', 'demo_grokking', 'demo_emergence',
            'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'save_summary', 'table_values',
            'publish_summaries', 'run_reports', 'demo', 'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs',
            'run_profile', 'parse_params', 'main']
@@ -93,7 +93,9 @@ PARAM_RULES: dict[str, dict[str, Rule]] = {
                "local-suite sizes among the pythia-* presets"),
         seeds=ListOf(_NN, unique=True), tasks=Dict(OneOf(_tasks), Dict(Str()), min_len=1)
         & _rel(lambda v, p: all(Opt(_SHARE).ok(s.get("threshold")) for s in v.values()), "task thresholds in (0, 1]"),
-        pass_threshold=_SHARE, n_prompts=_POS, coarse=_POS, top_k=_POS, patch_span=_POS,
+        pass_threshold=_SHARE, n_prompts=_POS, coarse=_POS, top_share=_SHARE, n_random=_POS, patch_span=_POS,
+        head_probe_length=Int(3), head_probe_n=_POS,
+        size_overrides=Dict(OneOf(lambda: _presets("pythia-")), Dict(Str())),
         checkpoint_every=Opt(_POS), tokenizer=OneOf("word", "bpe"), vocab_size=Int(5), n_docs=_POS, p_base=_FRAC,
         story_rates=Dict(OneOf("p_repeat", "p_list", "p_pattern", "p_ioi"), _FRAC), corpus_seed=_NN,
         suite_dir=Opt(PathSpec(prefixes=(), exists=False)), hub_root=Opt(PathSpec(prefixes=())),
@@ -109,7 +111,8 @@ PARAM_RULES: dict[str, dict[str, Rule]] = {
                                     "0 unless arch is 'transformer' and nproc is 1"),
         bias_heads=_rel(lambda v, p: v in (None, "all") or (Int(1).ok(v) and v <= p["n_heads"]),
                         "None, 'all' or an int in [1, n_heads]"),
-        pretrain=OneOf("none", "dyck", "nca"), pretrain_steps=_NN, eval_every=_POS, eval_batch=_POS),
+        first_target=_POS, pretrain=OneOf("none", "dyck", "nca", "random"), pretrain_steps=_NN, eval_every=_POS,
+        eval_batch=_POS),
     "compartments": dict(
         size=OneOf(lambda: _presets("gpt-")), c=_POS, translation_fraction=Num(0, 1, hi_open=True),
         infonce_weight=Num(0), infonce_layer=_NN, infonce_tau=Num(0, lo_open=True),
@@ -354,28 +357,34 @@ def demo_grokking() -> list[tuple[str, dict]]:
     return [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10, allow_repeats=True)]
 
 # %% ../nbs/90_sweep.ipynb #34cb56de
-EMERGENCE_DEMO = dict(
-    sizes=["pythia-micro", "pythia-tiny"],
-    seeds=[0, 1, 2],
-    steps=2400,
+# the mini-suite of study B: GPT-NeoX sizes whose heads leave rotary room (head dim 32: pythia-tiny with 2 heads of 32,
+# pythia-tiny-2 with 4 of 32), 3,000 steps of 16 x 128 tokens at lr 3e-3 (cosine), Pythia-shaped checkpoints
+EMERGENCE_SUITE = dict(
+    steps=3000,
+    lr=3e-3,
+    batch_size=16,
     checkpoint_every=100,
-    tasks={"ioi": {}, "string_repetition": {}, "pattern_completion": {"period": 2}, "in_context_repetition": {}},
+    size_overrides={"pythia-tiny": {"n_heads": 2}},
+    tasks={"string_repetition": {}, "in_context_repetition": {}, "pattern_completion": {"period": 2}, "ioi": {}},
 )
+# the demo keeps one member of the profile's suite: pythia-tiny-2, seed 0 (measured: 559 worker-seconds of training
+# and 43 of evaluation); patching from 4 checkpoints before (42 more) is left to a sweep, for the demo's budget
+EMERGENCE_DEMO = dict(EMERGENCE_SUITE, sizes=["pythia-tiny-2"], seeds=[0])
 
-def demo_emergence() -> tuple[list, list]:
-    "Study B's suite runs: (the first, which trains the mini-suite; the last, which reuses it)."
-    return [("emergence", {**EMERGENCE_DEMO, "patch_span": 1})], [("emergence", {**EMERGENCE_DEMO, "patch_span": 4})]
+def demo_emergence() -> list[tuple[str, dict]]:
+    "Study B's suite run: it trains the mini-suite's member, so the pool takes it first."
+    return [("emergence", {**EMERGENCE_DEMO, "patch_span": 1})]
 
 # %% ../nbs/90_sweep.ipynb #0d53c3c9
 def demo_sparse_attention() -> list[tuple[str, dict]]:
-    "Study B's synthetic-task runs."
-    return [("sparse_attention", p) for p in grid(seed=[0, 1, 2], n_heads=4)          # the defaults (4 heads)
-            # heads; plateau vs n_cells, with and without bias
-            + grid(seed=[0, 1, 2], n_cells=[8, 12], n_heads=8, bias_strength=[0.0, 8.0])
-            # vs the transformer at the defaults
-            + grid(seed=[0, 1, 2], arch="mlp_mixer")
-            + grid(seed=[0, 1, 2], task="cellular_automaton", arch=["transformer", "mlp_mixer"])
-            + grid(seed=[0, 1, 2], pretrain="nca")]                                    # vs scratch at the defaults
+    """Study B's synthetic-task runs: one variable at a time against the defaults (S 8, s 2, 4 heads of 16, d 64);
+    21 runs, 452 worker-seconds measured. Context length (at s = 1) is the profile's."""
+    seeds = [0, 1, 2]
+    return [("sparse_attention", p) for p in grid(seed=seeds)                      # the defaults
+            + grid(seed=seeds, bias_strength=8.0)                                  # the ground-truth attention bias
+            + [dict(seed=s, n_heads=h, d_head=64 // h) for h in (1, 16) for s in seeds]   # heads at fixed d 64
+            + grid(seed=seeds, arch="mlp_mixer")                                   # token mixing without attention
+            + grid(seed=seeds, pretrain=["nca", "random"])]                        # pre-pretraining vs its control
 
 # %% ../nbs/90_sweep.ipynb #d094aeac
 COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20)
@@ -399,9 +408,8 @@ def demo_compartments() -> list[tuple[str, dict]]:
 
 # %% ../nbs/90_sweep.ipynb #9973164d
 def demo_jobs() -> list[tuple[str, dict]]:
-    "The demo's runs, in the order the pool takes them: the suite-training emergence run first, its reuse last."
-    first, last = demo_emergence()
-    return first + demo_grokking() + demo_compartments() + demo_sparse_attention() + last
+    "The demo's runs, in the order the pool takes them: the suite-training emergence run (the longest) first."
+    return demo_emergence() + demo_grokking() + demo_compartments() + demo_sparse_attention()
 
 # %% ../nbs/90_sweep.ipynb #744afbf0
 def save_summary(study: str, lines: list[str], runs_dir=None, values: dict | None = None) -> Path:
@@ -495,15 +503,34 @@ def profile_a_jobs() -> list[tuple[str, dict]]:
     return []
 
 def profile_b_jobs() -> list[tuple[str, dict]]:
-    "Study B's profile."
-    return []
+    "Study B's profile: the mini-suite (2 sizes x 5 seeds, one run per member), then the synthetic sweeps."
+    seeds = [0, 1, 2]
+    suite = [("emergence", {**EMERGENCE_SUITE, "sizes": [size], "seeds": [seed], "patch_span": 1})
+             for size in ("pythia-tiny-2", "pythia-tiny") for seed in range(5)]
+    ca = dict(task="cellular_automaton", n_cells=8, n_rules=4, n_states=4, first_target=2, steps=4000)
+    lm12 = dict(n_cells=12, steps=4000)
+    synthetic = (
+        [{**ca, "n_layers": n, "seed": s} for n in (4, 2, 1) for s in seeds]          # depth on the 4-rule automaton
+        + [{**ca, "n_layers": 2, "arch": "mlp_mixer", "seed": s} for s in seeds]     # mixer vs transformer there
+        + [{**lm12, "n_heads": h, "d_head": 64 // h, "seed": s} for h in (1, 4, 16) for s in seeds]  # heads at d 64
+        + [{**lm12, "n_heads": h, "d_head": 128 // h, "seed": s} for h in (128, 8) for s in seeds]   # d_head 1 at d 128
+        + [{**lm12, "n_layers": n, "seed": s} for n in (2, 4) for s in seeds]        # depth on the linear map
+        + [{**lm12, "arch": "mlp_mixer", "seed": s} for s in seeds]
+        + [{**lm12, "bias_strength": 8.0, "seed": s} for s in seeds]
+        + [dict(sparsity=1, n_cells=c, steps=4000, seed=s) for c in (8, 16, 32) for s in seeds]   # context at s = 1
+        + [dict(pretrain=p, seed=s) for p in ("none", "dyck", "nca", "random") for s in seeds]
+    )
+    return suite + [("sparse_attention", p) for p in synthetic]
 
 def profile_c_jobs() -> list[tuple[str, dict]]:
     "Study C's profile."
     return []
 
-PROFILES = {"a": (profile_a_jobs, ["grokking"]), "b": (profile_b_jobs, ["emergence", "sparse_attention"]),
-            "c": (profile_c_jobs, ["compartments"])}
+PROFILES = {
+    "a": (profile_a_jobs, ["grokking"]),
+    "b": (profile_b_jobs, ["emergence", "sparse_attention", "pythia_blimp"]),
+    "c": (profile_c_jobs, ["compartments"]),
+}
 
 # %% ../nbs/90_sweep.ipynb #88a1040a
 def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) -> int:

@@ -12,8 +12,8 @@ from .core import GrokError, check
 
 # %% auto #0
 __all__ = ['step_generator', 'task_fingerprint', 'trajectory_layout', 'TrajectoryTask', 'SparseLinearMap', 'elementary_rule',
-           'CellularAutomaton', 'NeuralCA', 'make_task', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'smooth',
-           'plateau_length', 'attention_alignment', 'target_bias', 'position_accuracy']
+           'CellularAutomaton', 'NeuralCA', 'make_task', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'RandomTokens',
+           'smooth', 'plateau_length', 'attention_alignment', 'target_bias', 'position_accuracy']
 
 # %% ../nbs/21_synthetic.ipynb #b27c6403
 _TASK_SALT, _BATCH_SALT = 0x7A5C, 0xBA7C
@@ -66,11 +66,14 @@ class TrajectoryTask:
     # one [L, L] pattern for the whole batch: the training loop must not split it by rows
     shared_keys = ("attn_target",)
 
-    def _setup(self, S, T, blind, batch_size, seed):
+    def _setup(self, S, T, blind, batch_size, seed, first_target: int = 1):
         check(batch_size >= 1, f"batch_size must be >= 1, got {batch_size}")
         check(seed >= 0, f"seed must be >= 0, got {seed}")
         self.S, self.T, self.blind, self.batch_size, self.seed = S, T, blind, batch_size, seed
         lay = trajectory_layout(S, T, blind, self.sep, self.placeholder)
+        check(isinstance(first_target, int) and 1 <= first_target < T,
+              f"first_target (the first state with a loss) must be an int in 1..T-1={T - 1}, got {first_target!r}")
+        self.first_target = first_target
         self.template, self.state_pos, self.target_pos, self.seq_len = (
             lay["template"],
             lay["state_pos"],
@@ -85,13 +88,14 @@ class TrajectoryTask:
 
     @property
     def query_pos(self) -> torch.Tensor:
-        "`[T-1, S]` positions of the queries predicting cell i of x_t (t >= 1): one before the label."
-        return self.target_pos[1:] - 1
+        "`[T - first_target, S]` positions of the queries predicting cell i of x_t (t >= first_target): one before the "
+        "label."
+        return self.target_pos[self.first_target:] - 1
 
     def _attention_target(self) -> torch.Tensor:
         L, deps = self.seq_len, self.dependencies()
         target = torch.zeros(L, L)
-        for t in range(1, self.T):
+        for t in range(self.first_target, self.T):
             for i, d in enumerate(deps):
                 q = int(self.target_pos[t, i]) - 1
                 target[q, self.state_pos[t - 1, list(d)]] = 1.0 / len(d)
@@ -108,7 +112,7 @@ class TrajectoryTask:
         labels = torch.full_like(ids, -100)
         for t in range(self.T):
             if self.state_pos[t, 0] >= 0: ids[:, self.state_pos[t]] = states[:, t]
-            if t >= 1: labels[:, self.target_pos[t]] = states[:, t]
+            if t >= self.first_target: labels[:, self.target_pos[t]] = states[:, t]
         return dict(input_ids=ids, labels=labels, attn_target=self.attn_target)
 
     def batch(self, step: int) -> dict:
@@ -176,14 +180,15 @@ def _check_ca(S, C, W):
 class CellularAutomaton(TrajectoryTask):
     "1-D cellular automaton: S cells, C colours, window W, one rule per sequence from a pool of `n_rules`."
     def __init__(self, S: int, C: int = 2, W: int = 3, n_rules: int = 1, T: int = 4, periodic: bool = True,
-                 batch_size: int = 64, seed: int = 0, task_seed: int = 0, blind: bool = False, rules=None):
+                 batch_size: int = 64, seed: int = 0, task_seed: int = 0, blind: bool = False, rules=None,
+                 first_target: int = 1):
         _check_ca(S, C, W)
         self.C, self.W, self.periodic, self.task_seed = C, W, periodic, task_seed
         self.sep, self.placeholder, self.vocab_size = C, C + 1, C + 2
         self.plateau_level = 0.5 * math.log(C)
         self.rules = self._make_rules(n_rules, rules)                     # [N, C**W] next colours
         self.n_rules = len(self.rules)
-        self._setup(S, T, blind, batch_size, seed)
+        self._setup(S, T, blind, batch_size, seed, first_target)
         self.fingerprint = task_fingerprint(
             type(self).__name__,
             dict(
@@ -196,6 +201,7 @@ class CellularAutomaton(TrajectoryTask):
                 batch_size=batch_size,
                 seed=seed,
                 temperature=getattr(self, "temperature", 0.0),
+                **({"first_target": first_target} if first_target != 1 else {}),
             ),
             self.rules,
             getattr(self, "logits", torch.zeros(0)),
@@ -314,18 +320,21 @@ class NeuralCA(CellularAutomaton):
 # %% ../nbs/21_synthetic.ipynb #ee4c9555
 def make_task(kind: str, n_cells: int, n_states: int = 2, sparsity: int = 2, n_colours: int = 2, n_rules: int = 1,
               window: int = 3, blind: bool | None = None, batch_size: int = 64, seed: int = 0,
-              task_seed: int = 0) -> TrajectoryTask:
-    "A `SparseLinearMap` (`kind='linear_map'`) or `CellularAutomaton` (`'cellular_automaton'`) from study parameters."
+              task_seed: int = 0, first_target: int = 1) -> TrajectoryTask:
+    """A `SparseLinearMap` (`kind='linear_map'`) or `CellularAutomaton` (`'cellular_automaton'`, with its
+    `first_target`) from study parameters."""
     check(
         kind in ("linear_map", "cellular_automaton"), f"task must be 'linear_map' or 'cellular_automaton', got {kind!r}"
     )
+    check(kind == "cellular_automaton" or first_target == 1,
+          f"first_target={first_target} is for the automaton (whose rule is read from earlier transitions)")
     kw = {} if blind is None else dict(blind=blind)
     if kind == "linear_map":
         return SparseLinearMap(
             n_cells, sparsity, T=n_states, batch_size=batch_size, seed=seed, task_seed=task_seed, **kw
         )
     return CellularAutomaton(n_cells, C=n_colours, W=window, n_rules=n_rules, T=n_states, batch_size=batch_size,
-                             seed=seed, task_seed=task_seed, **kw)
+                             seed=seed, task_seed=task_seed, first_target=first_target, **kw)
 
 # %% ../nbs/21_synthetic.ipynb #30012217
 def dyck_attn_target(tokens, k: int) -> torch.Tensor:
@@ -413,6 +422,25 @@ def dyck_corpus(
     return docs
 
 # %% ../nbs/21_synthetic.ipynb #869883a4
+class RandomTokens:
+    "Structureless batch source (the pre-pretraining control): i.i.d. uniform tokens, a loss on every position."
+    plateau_level = None
+
+    def __init__(self, vocab_size: int = 6, L: int = 64, batch_size: int = 64, seed: int = 0):
+        check(isinstance(vocab_size, int) and vocab_size >= 2, f"vocab_size must be an int >= 2, got {vocab_size!r}")
+        check(isinstance(L, int) and L >= 2, f"L (sequence length) must be an int >= 2, got L={L!r}")
+        check(batch_size >= 1, f"batch_size must be >= 1, got {batch_size}")
+        self.vocab_size, self.L, self.seq_len, self.batch_size, self.seed = vocab_size, L, L, batch_size, seed
+        self.fingerprint = task_fingerprint("RandomTokens", dict(vocab_size=vocab_size, L=L, batch_size=batch_size,
+                                                                 seed=seed))
+
+    def batch(self, step: int) -> dict:
+        ids = torch.randint(0, self.vocab_size, (self.batch_size, self.L), generator=step_generator(self.seed, step))
+        return dict(input_ids=ids, labels=ids.clone())
+
+    def __repr__(self): return f"RandomTokens(vocab_size={self.vocab_size}, L={self.L})"
+
+# %% ../nbs/21_synthetic.ipynb #97b09530
 def smooth(values, window: int = 21) -> np.ndarray:
     "Centred moving average over `window` points (odd), averaging over the points available at the ends."
     v = np.asarray(values, dtype=float)
@@ -421,7 +449,7 @@ def smooth(values, window: int = 21) -> np.ndarray:
     lo, hi = np.clip(np.arange(len(v)) - h, 0, len(v)), np.clip(np.arange(len(v)) + h + 1, 0, len(v))
     return (c[hi] - c[lo]) / (hi - lo)
 
-# %% ../nbs/21_synthetic.ipynb #97b09530
+# %% ../nbs/21_synthetic.ipynb #3d6d88cc
 def plateau_length(losses, level: float = 0.5 * math.log(2), window: int = 21, steps=None) -> int | None:
     "First step at which the smoothed loss falls below `level` (`steps[i]` if given, else the index); None if never."
     losses = np.asarray(losses, dtype=float)
@@ -431,7 +459,7 @@ def plateau_length(losses, level: float = 0.5 * math.log(2), window: int = 21, s
     below = np.nonzero(smooth(losses, window) < level)[0]
     return int(steps[below[0]]) if len(below) else None
 
-# %% ../nbs/21_synthetic.ipynb #3d6d88cc
+# %% ../nbs/21_synthetic.ipynb #4bb15434
 def attention_alignment(probs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     "Per-head share `[H]` of attention mass on ground-truth keys, averaged over batch and rows with a target."
     check(probs.dim() == 4, f"probs must be [batch, head, q, k], got shape {tuple(probs.shape)}")
@@ -447,12 +475,12 @@ def attention_alignment(probs: torch.Tensor, target: torch.Tensor) -> torch.Tens
     share = (probs.float() * mask[:, None]).sum(-1)                       # [B, H, Q]
     return (share * rows[:, None]).sum((0, 2)) / rows.sum()
 
-# %% ../nbs/21_synthetic.ipynb #4bb15434
+# %% ../nbs/21_synthetic.ipynb #a5b7011a
 def target_bias(attn_target: torch.Tensor, beta: float = 8.0) -> torch.Tensor:
     "Additive attention-logit bias: `beta` on the ground-truth keys, 0 elsewhere (same shape as `attn_target`)."
     return beta * (attn_target > 0).float()
 
-# %% ../nbs/21_synthetic.ipynb #a5b7011a
+# %% ../nbs/21_synthetic.ipynb #43a949ea
 def position_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Accuracy per labelled position `[n_targets]` (HF shift: logits at q predict labels at q+1; columns with any
     label)."""

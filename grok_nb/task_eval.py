@@ -17,7 +17,8 @@ from .synthetic import attention_alignment, position_accuracy, plateau_length
 # %% auto #0
 __all__ = ['NOT_GROUPING', 'SHORT', 'PARTNERS', 'row_alignment', 'uniform_alignment', 'bias_off', 'measure', 'evaluate',
            'eval_record', 'end_on_eval', 'PlateauStop', 'loss_curve', 'run_summary', 'censored_median', 'param_text',
-           'varied_params', 'relevant', 'run_label', 'sort_key', 'axis_value', 'comparison', 'comparison_cells']
+           'varied_params', 'relevant', 'run_label', 'sort_key', 'axis_value', 'comparison', 'comparison_cells',
+           'select_runs', 'superiority', 'claim_verdict', 'claim_row']
 
 # %% ../nbs/21a_task_eval.ipynb #d1f8ce16
 def row_alignment(probs: torch.Tensor, attn_target: torch.Tensor) -> float:
@@ -172,7 +173,7 @@ def relevant(row, c: str) -> bool:
     "Does parameter `c` do anything in this run (pretrain steps without pretraining, … do not)?"
     if c == "pretrain_steps": return row.get("p_pretrain", "none") != "none"
     if c == "bias_heads": return bool(row.get("p_bias_strength", 0))
-    if c in ("n_colours", "window", "n_rules"): return row.get("p_task") == "cellular_automaton"
+    if c in ("n_colours", "window", "n_rules", "first_target"): return row.get("p_task") == "cellular_automaton"
     if c == "sparsity": return row.get("p_task", "linear_map") == "linear_map"
     return True
 
@@ -211,4 +212,56 @@ def comparison_cells(d) -> list[dict]:
             cell = gd[gd["x"] == x]
             out.append(dict(group=grp, x=x, median_plateau=censored_median(cell["r_headline.plateau_steps"].tolist()),
                             solved=int(cell["r_headline.success"].astype(bool).sum()), n=len(cell)))
+    return out
+
+# %% ../nbs/21a_task_eval.ipynb #b2e3bb2c
+def select_runs(runs, defaults: dict | None = None, **values):
+    """The runs whose parameters `p_<name>` equal `values` (compared as `param_text` shows them); a parameter that
+    runs made before it existed lack (no column, or NaN) takes its value in `defaults`, if given."""
+    import pandas as pd
+    keep, defaults = np.ones(len(runs), dtype=bool), defaults or {}
+    for k, v in values.items():
+        col = "p_" + k
+        check(col in runs or k in defaults, f"select_runs: the runs have no parameter {k!r}")
+        have = runs[col] if col in runs else pd.Series([defaults[k]] * len(runs), index=runs.index, dtype=object)
+        if k in defaults: have = have.astype(object).where(have.notna(), defaults[k])
+        keep &= (have.map(param_text) == param_text(v)).to_numpy()
+    return runs[keep]
+
+def _inf(v): return np.inf if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+def superiority(a: Sequence, b: Sequence) -> float:
+    "P(a run of `a` leaves the plateau before one of `b`) over all pairs; None / NaN = never (infinite), ties ½."
+    check(len(a) > 0 and len(b) > 0, f"superiority: need runs on both sides, got {len(a)} and {len(b)}")
+    return float(np.mean([1.0 if _inf(x) < _inf(y) else 0.5 if _inf(x) == _inf(y) else 0.0 for x in a for y in b]))
+
+def claim_verdict(a: Sequence, b: Sequence, threshold: float = 0.8, min_runs: int = 2) -> str:
+    """'reproduced' / 'not reproduced' / 'inconclusive' for the claim that `a` leaves the plateau before `b` (above);
+    inconclusive with fewer than `min_runs` runs on a side."""
+    if min(len(a), len(b)) < min_runs or all(math.isinf(_inf(v)) for v in list(a) + list(b)): return "inconclusive"
+    s = superiority(a, b)
+    return "reproduced" if s >= threshold else "not reproduced" if s <= 1 - threshold else "inconclusive"
+
+# %% ../nbs/21a_task_eval.ipynb #7a60a044
+def claim_row(runs, claim: str, a: dict, b: dict, threshold: float = 0.8, defaults: dict | None = None) -> dict:
+    """The claim that configuration `a` learns before `b` (parameter dicts for `select_runs`, with its `defaults`),
+    on two measures: the plateau length and the steps to solve (`success_step`; censored when unsolved). Per side `n`,
+    `solved`, `median` (censored plateau), `plateaus`, `solve_steps`, `budget`; per measure `superiority` /
+    `verdict` (plateau) and `superiority_solve` / `verdict_solve` ('not measured' without runs on a side)."""
+    out = dict(claim=claim)
+    sides = {"a": select_runs(runs, defaults, **a), "b": select_runs(runs, defaults, **b)}
+    for k, d in sides.items():
+        p = d["r_headline.plateau_steps"].tolist() if len(d) else []
+        sv = d["r_success_step"].tolist() if len(d) and "r_success_step" in d else [None] * len(d)
+        out.update({f"{k}_n": len(d), f"{k}_solved": int(d["r_headline.success"].astype(bool).sum()) if len(d) else 0,
+                    f"{k}_median": censored_median(p) if p else None,
+                    f"{k}_plateaus": [None if math.isinf(_inf(v)) else int(v) for v in p],
+                    f"{k}_solve_steps": [None if math.isinf(_inf(v)) else int(v) for v in sv],
+                    f"{k}_budget": sorted({int(s) for s in d["p_steps"]}) if len(d) else []})
+    if not len(sides["a"]) or not len(sides["b"]):
+        return {**out, "superiority": None, "verdict": "not measured", "superiority_solve": None,
+                "verdict_solve": "not measured"}
+    for m, ka, kb in (("", "a_plateaus", "b_plateaus"), ("_solve", "a_solve_steps", "b_solve_steps")):
+        out[f"superiority{m}"] = superiority(out[ka], out[kb])
+        out[f"verdict{m}"] = claim_verdict(out[ka], out[kb], threshold)
     return out
