@@ -182,7 +182,8 @@ def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phr
                 cache_dir=None, max_eval: int = 300) -> Case:
     """Biographies vs QA. `condition`: 'bio' (biographies only), 'qa' (QA of the training people only), 'joint'
     (both; c = 1 shares one compartment, c = 2 puts biographies in compartment 0 and QA in compartment 1).
-    Extra eval: exact-match answers for held-out people (`qa_em_test`) and training people (`qa_em_train`)."""
+    Eval sets `bio`, `qa` (each format's own loss) and `qa_test` (held-out transfer); extra eval: exact-match
+    answers for the QA-training people (`qa_em_train`) and the held-out people (`qa_em_test`)."""
     check(condition in ("bio", "qa", "joint"), f"condition must be 'bio', 'qa' or 'joint', got {condition!r}")
     check(c in (1, 2), f"bio_qa_case: c must be 1 or 2, got {c!r}")
     check(condition == "joint" or c == 1, f"bio_qa_case: condition {condition!r} has one format, so c must be 1")
@@ -210,7 +211,7 @@ def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phr
     def extra(model):
         return {"qa_em_test": exact_match(model, ctok, items_test, cq)[0],
                 "qa_em_train": exact_match(model, ctok, items_train, cq)[0]}
-    sets = {"bio": (bio_valid, 0), "qa_test": ([qa_doc(p) for p in qa_test], cq)}
+    sets = {"bio": (bio_valid, 0), "qa": (qa_docs, cq), "qa_test": ([qa_doc(p) for p in qa_test], cq)}
     # translation pairs (c = 2): one fact of a training person, as a biography sentence and as its QA line
     pairs = [(BIO_TEMPLATES[a][int(rng.integers(k_phrasings))].format(**p), 0, q + ans, 1)
              for p in qa_train for a, (q, ans) in zip(ATTRIBUTES, qa_items(p))] if cq == 1 else None
