@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from .core import RunDir, check
-from .compartment_runs import eval_curves, reference_tax, plateau_change
+from .compartment_runs import eval_curves, eval_loss_at, reference_tax, plateau_change
 
 # %% auto #0
 __all__ = ['TAX_MATCH', 'INTERVENTIONS', 'SAME_STRENGTH_REFERENCE', 'ALIGN_COLUMNS', 'TRANS_COLUMNS', 'POSTHOC_MATCH',
-           'run_curve', 'steps_vs_c', 'condition_table', 'tax_table', 'at_defaults', 'threshold_table',
-           'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_table']
+           'BIO_QA_CONDITIONS', 'run_curve', 'steps_vs_c', 'condition_table', 'tax_table', 'at_defaults',
+           'threshold_table', 'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_table', 'bio_qa_table']
 
 # %% ../nbs/30e_compartment_tables.ipynb #d0b7e006
 def run_curve(path, key: str = "val_loss") -> tuple[np.ndarray, np.ndarray]:
@@ -77,6 +77,7 @@ def tax_table(runs, key: str = "val_within", fraction: float = 0.2, match=TAX_MA
                 "run_id": r.run_id,
                 "ref_run_id": b.run_id,
                 "size": r.p_size,
+                "steps": int(r.p_steps),
                 "c": int(r.p_c),
                 "seed": int(r.p_seed),
                 "init": r.get("p_init"),
@@ -116,7 +117,8 @@ def threshold_table(runs, param: str, defaults: dict, key: str = "val_within", b
     tt["param"] = param
     for k in ALIGN_COLUMNS: tt[f"align_{k}"] = r.get(f"r_metrics.alignment.{k}", pd.Series(np.nan, r.index)).values
     for k in TRANS_COLUMNS: tt[f"trans_{k}"] = r.get(f"r_metrics.final.{k}", pd.Series(np.nan, r.index)).values
-    return tt.sort_values([*by, "c", "value", "seed"]).reset_index(drop=True)
+    tt = tt[tt.groupby(["size", "steps"]).value.transform("nunique") >= 2]       # sizes / lengths swept along param
+    return tt.sort_values(["size", "steps", *by, "c", "value", "seed"]).reset_index(drop=True)
 
 # %% ../nbs/30e_compartment_tables.ipynb #7fa37950
 def intervention_threshold(values, taxes, share: float = 0.5) -> dict:
@@ -139,7 +141,7 @@ def thresholds(tt, tax: str = "final_gap", share: float = 0.5, by=("c",)) -> pd.
     rows = []
     for key, g in d.groupby(list(by), sort=True):
         m = g.groupby("value")[tax].mean()
-        if 0.0 not in m.index: continue
+        if 0.0 not in m.index or len(m) < 2: continue
         key = key if isinstance(key, tuple) else (key,)
         rows.append({**dict(zip(by, key)), "tax": tax, **intervention_threshold(m.index.values, m.values, share),
                      "values": m.index.tolist(), "taxes": m.round(4).tolist(), "seeds": int(g.seed.nunique())})
@@ -184,3 +186,38 @@ def capacity_table(runs, key: str = "val_within", fraction: float = 0.2, tol: fl
     g["gap_to_c1"] = [f - c1.get((s, n), np.nan) for s, n, f in zip(g["size"], g.steps, g.final)]
     g["group_converged"] = g.groupby(["size", "steps"]).converged.transform("all")
     return g
+
+# %% ../nbs/30e_compartment_tables.ipynb #06a0735c
+BIO_QA_CONDITIONS = {("bio", 1): "bio alone", ("qa", 1): "QA alone", ("joint", 1): "joint, shared (c=1)",
+                     ("joint", 2): "joint, compartments (c=2)"}
+
+def bio_qa_table(runs, key: str = "val_within") -> pd.DataFrame:
+    "Per bio/QA run: each format's own loss, exact match, held-out transfer, and exposure-matched loss (see above)."
+    rows = []
+    for _, r in (runs.iterrows() if len(runs) else []):
+        cond = BIO_QA_CONDITIONS.get((r.p_corpus, int(r.p_c)), f"{r.p_corpus}, c={int(r.p_c)}")
+        own = {"bio": "bio", "qa": "qa"}.get(r.p_corpus)
+        share = r.get(f"r_case_info.byte_share.{own}", np.nan) if own else np.nan
+        matched = (eval_loss_at(RunDir(r.path).metrics(), float(r.p_steps) * share, f"{key}_{own}")
+                   if own and np.isfinite(share) else np.nan)
+        rows.append(
+            {
+                "cond": cond,
+                "seed": int(r.p_seed),
+                "steps": int(r.p_steps),
+                "loss_bio": r.get(f"r_metrics.final.{key}_bio"),
+                "loss_qa": r.get(f"r_metrics.final.{key}_qa"),
+                "em_train": r.get("r_final_extra.qa_em_train"),
+                "loss_qa_test": r.get(f"r_metrics.final.{key}_qa_test"),
+                "em_test": r.get("r_final_extra.qa_em_test"),
+                "own_share": share,
+                "loss_own_matched": matched,
+            }
+        )
+    order = {v: k for k, v in enumerate(BIO_QA_CONDITIONS.values())}
+    t = pd.DataFrame(rows)
+    return (
+        t.sort_values(["cond", "seed"], key=lambda s: s.map(order) if s.name == "cond" else s).reset_index(drop=True)
+        if len(t)
+        else t
+    )

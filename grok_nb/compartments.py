@@ -477,12 +477,15 @@ def check_model_vocab(model, comp_tok) -> None:
 
 # %% ../nbs/30_compartments.ipynb #3e9b1d70
 def validation_batches(docs, comp_tok, compartment: int, seq_len: int, batch_size: int = 16,
-                       max_batches: int = 4) -> list[dict]:
-    "Held-out `docs` packed (no shuffle) and mapped into `compartment`: a list of `{input_ids, labels}` batches."
+                       max_batches: int = 4, rows: tuple | None = None) -> list[dict]:
+    """Held-out `docs` packed (no shuffle) and mapped into `compartment`: the first `batch_size·max_batches` rows (or
+    the rows `rows[0]:rows[1]` of them) as a list of `{input_ids, labels}` batches."""
     ts = TokenStream(list(docs), comp_tok.base_tokenizer(compartment), seq_len, 1, shuffle=False)
     n = min(ts.n_seq, batch_size * max_batches)
-    rows = torch.stack([comp_tok.from_base(ts.batch(k)["input_ids"][0], compartment) for k in range(n)])
-    return [{"input_ids": rows[i:i + batch_size], "labels": rows[i:i + batch_size]} for i in range(0, n, batch_size)]
+    lo, hi = (0, n) if rows is None else (max(0, int(rows[0])), min(n, int(rows[1])))
+    check(hi > lo, f"validation_batches: rows {rows} hold none of the {n} validation rows")
+    r = torch.stack([comp_tok.from_base(ts.batch(k)["input_ids"][0], compartment) for k in range(lo, hi)])
+    return [{"input_ids": r[i:i + batch_size], "labels": r[i:i + batch_size]} for i in range(0, hi - lo, batch_size)]
 
 # %% ../nbs/30_compartments.ipynb #9d4b2e06
 def within_loss_sum(logits: torch.Tensor, targets: torch.Tensor, comp_tok, j: int) -> torch.Tensor:
@@ -500,7 +503,8 @@ def within_loss_sum(logits: torch.Tensor, targets: torch.Tensor, comp_tok, j: in
 @torch.no_grad()
 def batches_loss(model, batches: list[dict], comp_tok=None, compartment: int | None = None) -> dict:
     """Mean next-token cross-entropy (nats/token) of `model` over `batches`: `full` (softmax over every id) and, given
-    `comp_tok` and the batches' `compartment`, `within` (renormalised over that compartment's ids; else None)."""
+    `comp_tok` and the batches' `compartment`, `within` (renormalised over that compartment's ids; else None), and
+    `n`, the number of tokens scored."""
     dev = next(model.parameters()).device
     tot, tot_w, cnt = 0.0, 0.0, 0
     for b in batches:
@@ -510,7 +514,7 @@ def batches_loss(model, batches: list[dict], comp_tok=None, compartment: int | N
         if compartment is not None: tot_w += float(within_loss_sum(logits, y[:, 1:], comp_tok, compartment))
         cnt += int((y[:, 1:] != -100).sum())
     n = max(cnt, 1)
-    return {"full": tot / n, "within": tot_w / n if compartment is not None else None}
+    return {"full": tot / n, "within": tot_w / n if compartment is not None else None, "n": cnt}
 
 # %% ../nbs/30_compartments.ipynb #7a5c2e19
 def tokens_per_byte(docs, tokenizer) -> float:
@@ -521,22 +525,32 @@ def tokens_per_byte(docs, tokenizer) -> float:
 
 # %% ../nbs/30_compartments.ipynb #5b2a7d96
 def compartment_eval_fn(comp_tok, valid_docs=None, seq_len: int = 64, batch_size: int = 16, max_batches: int = 4,
-                        sets: dict | None = None, extra: Callable | None = None) -> Callable:
+                        sets: dict | None = None, extra: Callable | None = None, split: bool = False) -> Callable:
     """An `eval_fn(model, step)` with `val_loss_<name>` (full softmax) and `val_within_<name>` (within the set's
     compartment) per validation set, their means `val_loss` and `val_within`, bits per byte of both (+ `extra`)."""
     if sets is None:
         check(valid_docs is not None, "compartment_eval_fn: give valid_docs or sets")
         sets = {f"c{j}": (valid_docs, j) for j in range(comp_tok.c)}
-    data = {name: (validation_batches(d, comp_tok, j, seq_len, batch_size, max_batches), j)
+    check(not split or len({id(d) for d, _ in sets.values()}) == 1, "compartment_eval_fn: split needs one text")
+    d0, j0 = next(iter(sets.values()))
+    n_rows = len(validation_batches(d0, comp_tok, j0, seq_len, 1, batch_size * max_batches)) if split else 0
+    blocks = dict(zip(sets, np.array_split(np.arange(n_rows), len(sets)))) if split else {}
+    check(not split or all(len(b) for b in blocks.values()),
+          f"compartment_eval_fn: {n_rows} validation rows cannot be split over {len(sets)} compartments")
+    data = {name: (validation_batches(d, comp_tok, j, seq_len, batch_size, max_batches,
+                                      (blocks[name][0], blocks[name][-1] + 1) if split else None), j)
             for name, (d, j) in sets.items()}
     tpb = {name: tokens_per_byte(d, comp_tok.base_tokenizer(j)) for name, (d, j) in sets.items()}
+    def mean(ls, k):
+        w = [v["n"] if split else 1 for v in ls.values()]
+        return float(np.average([v[k] for v in ls.values()], weights=w))
     def eval_fn(model, step=None) -> dict:
         check_model_vocab(model, comp_tok)
         ls = {n: batches_loss(model, b, comp_tok, j) for n, (b, j) in data.items()}
         out = {f"val_loss_{n}": v["full"] for n, v in ls.items()}
-        out["val_loss"] = float(np.mean([v["full"] for v in ls.values()]))
+        out["val_loss"] = mean(ls, "full")
         out.update({f"val_within_{n}": v["within"] for n, v in ls.items()})
-        out["val_within"] = float(np.mean([v["within"] for v in ls.values()]))
+        out["val_within"] = mean(ls, "within")
         out.update({f"val_bpb_{n}": v["full"] * tpb[n] / math.log(2) for n, v in ls.items()})
         out.update({f"val_bpb_within_{n}": v["within"] * tpb[n] / math.log(2) for n, v in ls.items()})
         if extra is not None: out.update(extra(model))

@@ -347,21 +347,22 @@ def demo_sparse_attention() -> list[tuple[str, dict]]:
 COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20)
 
 def demo_compartments() -> list[tuple[str, dict]]:
-    "Study C's demo runs."
+    """Study C's demo slice (gpt-tiny, one seed): the tax at c = 1, 2, 4, 8; duplicated and post-hoc init at c = 4;
+    translation rows (t = 0.3, short pairs) at c = 2 against the c = 1 copy reference; InfoNCE at c = 2; the two
+    languages at equal total vocabulary; biographies vs QA jointly, shared and compartmentalized. The full sweeps are
+    profile c (`profile_c_jobs`)."""
     D = dict(seed=0, **COMPARTMENTS_DEMO)
     B = dict(case="bio_qa", corpus="joint", seed=0, steps=500, n_people=100, lr=0.003, batch_size=32, eval_every=100)
-    return [
-        ("compartments", p)
-        for p in grid({**D, "c": 2, "init": "duplicate"}, c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)
-        + [
-            {**D, "c": 2, "infonce_weight": 0.1},
-            {**D, "c": 2, "translation_fraction": 0.6},  # interventions
-            {**D, "case": "bilingual", "tokenizer": "shared", "c": 1},
-            {**D, "case": "bilingual", "tokenizer": "disjoint", "c": 2},
-            {**B, "c": 1},
-            {**B, "c": 2},
-        ]
-    ]                                                          # case studies
+    L = dict(D, case="bilingual")
+    return [("compartments", p) for p in
+            [{**D, "c": c} for c in (8, 4, 2, 1)]
+            + [{**D, "c": 4, "init": "duplicate"}]
+            + [{**D, "c": c, "init": "posthoc", "pretrain_steps": 300} for c in (4, 1)]
+            + [{**D, "c": c, "translation_fraction": 0.3} for c in (2, 1)]              # interventions
+            + [{**D, "c": 2, "infonce_weight": 1.0}]
+            + [{**L, "tokenizer": "shared", "c": 1}, {**L, "tokenizer": "shared", "c": 1, "base_vocab": 2048},
+               {**L, "tokenizer": "disjoint", "c": 2}]                                  # case studies
+            + [{**B, "c": 1}, {**B, "c": 2}]]
 
 # %% ../nbs/90_sweep.ipynb #9973164d
 def demo_jobs() -> list[tuple[str, dict]]:
