@@ -344,7 +344,7 @@ def demo_sparse_attention() -> list[tuple[str, dict]]:
             + grid(seed=[0, 1, 2], pretrain="nca")]                                    # vs scratch at the defaults
 
 # %% ../nbs/90_sweep.ipynb #d094aeac
-COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20)
+COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20, align_every_eval=False)  # alignment at the end
 
 def demo_compartments() -> list[tuple[str, dict]]:
     """Study C's demo slice (gpt-tiny, one seed): the tax at c = 1, 2, 4, 8; duplicated and post-hoc init at c = 4;
