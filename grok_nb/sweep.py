@@ -348,7 +348,7 @@ COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20, align_every_eval
 
 def demo_compartments() -> list[tuple[str, dict]]:
     """Study C's demo slice (gpt-tiny, one seed): the tax at c = 1, 2, 4, 8; duplicated and post-hoc init at c = 4;
-    translation rows (t = 0.3, short pairs) at c = 2 against the c = 1 copy reference; InfoNCE at c = 2; the two
+    translation rows (t = 0.3, one pair per row) at c = 2 against the c = 1 copy reference; InfoNCE at c = 2; the two
     languages at equal total vocabulary; biographies vs QA jointly, shared and compartmentalized. The full sweeps are
     profile c (`profile_c_jobs`)."""
     D = dict(seed=0, **COMPARTMENTS_DEMO)
