@@ -124,7 +124,9 @@ PARAM_RULES: dict[str, dict[str, Rule]] = {
                                               "c of them, with a positive sum")),
         base_vocab=Int(5), n_docs=_POS, n_valid=_POS,
         n_people=_POS, eval_every=_POS, targets=Opt(ListOf(Num(0, lo_open=True))), align_layer=Opt(_NN),
-        n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False))),
+        n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False)),
+        trans_half=Opt(_POS & _rel(lambda v, p: v <= (p["seq_len"] - 2) // 2, "at most (seq_len - 2) // 2")),
+        infonce_pairs=_POS, eval_batches=_POS, n_trans_eval=_POS),
 }
 
 # %% ../nbs/90_sweep.ipynb #967c2bc4
