@@ -388,7 +388,7 @@ def demo_compartments() -> list[tuple[str, dict]]:
     languages at equal total vocabulary; biographies vs QA jointly, shared and compartmentalized. The full sweeps are
     profile c (`profile_c_jobs`)."""
     D = dict(seed=0, **COMPARTMENTS_DEMO)
-    B = dict(case="bio_qa", corpus="joint", seed=0, steps=500, n_people=100, lr=0.003, batch_size=32, eval_every=100)
+    B = dict(case="bio_qa", corpus="joint", seed=0, steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
     L = dict(D, case="bilingual")
     return [("compartments", p) for p in
             [{**D, "c": c} for c in (8, 4, 2, 1)]
@@ -396,7 +396,7 @@ def demo_compartments() -> list[tuple[str, dict]]:
             + [{**D, "c": c, "init": "posthoc", "pretrain_steps": 300} for c in (4, 1)]
             + [{**D, "c": c, "translation_fraction": 0.3} for c in (2, 1)]              # interventions
             + [{**D, "c": 2, "infonce_weight": 1.0}]
-            + [{**L, "tokenizer": "shared", "c": 1}, {**L, "tokenizer": "shared", "c": 1, "base_vocab": 2048},
+            + [{**L, "tokenizer": "shared", "c": 1, "base_vocab": 2048},  # 2 x 1,024 ids, as the disjoint pair
                {**L, "tokenizer": "disjoint", "c": 2}]                                  # case studies
             + [{**B, "c": 1}, {**B, "c": 2}]]
 
