@@ -11,10 +11,11 @@ import torch
 import torch.nn.functional as F
 from .core import check, evaluating
 from .scoring import pooled_states
+from .compartments import CompartmentStream, compartment_logprobs
 
 # %% auto #0
 __all__ = ['ALIGN_EVAL_KEYS', 'masked_mean', 'info_nce', 'infonce_extra_loss', 'retrieval_stats', 'alignment_stats',
-           'compartment_alignment', 'with_alignment', 'translation_halves_loss']
+           'compartment_alignment', 'with_alignment', 'translation_batches', 'translation_loss', 'with_translation']
 
 # %% ../nbs/30a_alignment.ipynb #80eca8c9
 def masked_mean(h: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -43,13 +44,20 @@ def _pool_rows(hidden: torch.Tensor, rows: torch.Tensor, starts: torch.Tensor, e
     mask = (pos[None] >= starts[:, None]) & (pos[None] < ends[:, None])
     return masked_mean(hidden[rows], mask)
 
-def _halves(batch: dict):
-    "Pairs in the batch as (ids_a, mask_a, ids_b, mask_b), or None."
-    if "pair_a" in batch: return batch["pair_a"], batch["pair_a_mask"], batch["pair_b"], batch["pair_b_mask"]
-    if "translation" not in batch: return None
+def _pair_spans(batch: dict):
+    "(row of each translation pair, its spans [P, 4]) over all translation rows of the batch, or None."
     rows = torch.nonzero(batch["translation"]).flatten()
     if len(rows) == 0: return None
     sp = batch["spans"][rows]
+    if sp.dim() == 2: sp = sp[:, None]                                   # one pair per row
+    r, m = torch.nonzero(sp[..., 0] >= 0, as_tuple=True)
+    return rows[r], sp[r, m]
+
+def _halves(batch: dict):
+    "Pairs in the batch as (ids_a, mask_a, ids_b, mask_b), or None."
+    if "pair_a" in batch: return batch["pair_a"], batch["pair_a_mask"], batch["pair_b"], batch["pair_b_mask"]
+    if "translation" not in batch or _pair_spans(batch) is None: return None
+    rows, sp = _pair_spans(batch)
     x = batch["input_ids"][rows]
     out = []
     for s, e in ((0, 1), (2, 3)):
@@ -58,6 +66,12 @@ def _halves(batch: dict):
         keep = (torch.arange(n, device=x.device)[None] < (sp[:, e] - sp[:, s])[:, None]).long()
         out += [torch.gather(x, 1, idx), keep]
     return tuple(out)
+
+def _hidden_states(model, ids, mask):
+    "Every hidden state of `model` on `ids`, through its base model (no output layer)."
+    return getattr(model, "base_model", model)(
+        input_ids=ids, attention_mask=mask, output_hidden_states=True
+    ).hidden_states
 
 def infonce_extra_loss(layer: int, weight: float = 1.0, tau: float = 0.1, separate: bool = True) -> Callable:
     "`extra_loss` for `train`: weight × InfoNCE between the pooled layer-`layer` states of the batch's pairs."
@@ -72,16 +86,16 @@ def infonce_extra_loss(layer: int, weight: float = 1.0, tau: float = 0.1, separa
             if h is None or h[0].shape[0] < 2: return zero, {"infonce_pairs": 0.0}
             reps = []
             for ids, mask in ((h[0], h[1]), (h[2], h[3])):
-                hs = model(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states
+                hs = _hidden_states(model, ids, mask)
                 check(layer < len(hs), f"infonce layer {layer} is beyond the model's {len(hs) - 1} layers")
                 reps.append(masked_mean(hs[layer].float(), mask))
         else:
-            rows = torch.nonzero(batch["translation"]).flatten()
-            if len(rows) < 2: return zero, {"infonce_pairs": 0.0}
+            ps = _pair_spans(batch)
+            if ps is None or len(ps[0]) < 2: return zero, {"infonce_pairs": 0.0}
             hs = outputs.hidden_states
             check(hs is not None, "infonce (separate=False) needs outputs.hidden_states")
             check(layer < len(hs), f"infonce layer {layer} is beyond the model's {len(hs) - 1} layers")
-            sp = batch["spans"][rows]
+            rows, sp = ps
             reps = [_pool_rows(hs[layer].float(), rows, sp[:, 0], sp[:, 1]),
                     _pool_rows(hs[layer].float(), rows, sp[:, 2], sp[:, 3])]
         loss = info_nce(reps[0], reps[1], tau)
@@ -162,20 +176,42 @@ def with_alignment(eval_fn: Callable, comp_tok, texts: Sequence, compartments: S
     return fn
 
 # %% ../nbs/30a_alignment.ipynb #7d2c5f81
-def translation_halves_loss(model, stream, first_step: int, n_batches: int = 4) -> dict | None:
-    "Mean next-token loss on the first and second halves of translation rows (first token of each half excluded)."
+def translation_batches(docs, comp_tok, seq_len: int, trans_half: int | None = None, n_rows: int = 32,
+                        batch_size: int = 16, seed: int = 0) -> list[dict]:
+    "`n_rows` held-out rows of translation pairs of `docs` (a `CompartmentStream` with translation fraction 1)."
+    st = CompartmentStream(list(docs), comp_tok, seq_len, batch_size, seed=seed, translation_fraction=1.0,
+                           trans_half=trans_half)
+    return [st.batch(k) for k in range(max(1, -(-n_rows // batch_size)))]
+
+@torch.no_grad()
+def translation_loss(model, batches: list[dict], comp_tok) -> dict:
+    "Mean loss over the second halves (full, within) and first halves (within) of the batches' pairs (see above)."
     dev = next(model.parameters()).device
-    la, lb = [], []
+    tot, cnt, n_pairs = {"trans_b": 0.0, "trans_b_within": 0.0, "trans_a_within": 0.0}, {"a": 0, "b": 0}, 0
     with evaluating(model):
-        for step in range(first_step, first_step + n_batches):
-            b = stream.batch(step)
-            rows = torch.nonzero(b["translation"]).flatten()
-            if not len(rows): continue
-            x = b["input_ids"][rows].to(dev)
-            # nll[p-1] = token p
-            nll = -torch.log_softmax(model(input_ids=x).logits[:, :-1].float(), -1).gather(-1, x[:, 1:, None])[..., 0]
-            for r, (a0, a1, b0, b1) in enumerate(b["spans"][rows].tolist()):
-                la.append(nll[r, a0:a1 - 1].mean().item())
-                lb.append(nll[r, b0:b1 - 1].mean().item())
-    if not la: return None
-    return {"loss_first_half": float(np.mean(la)), "loss_second_half": float(np.mean(lb)), "n_rows": len(la)}
+        for b in batches:
+            x = b["input_ids"].to(dev)
+            lg = model(input_ids=x).logits[:, :-1].float()             # position p - 1 predicts token p
+            full = -torch.log_softmax(lg, -1).gather(-1, x[:, 1:, None])[..., 0]
+            ps = _pair_spans(b)
+            for r, (a0, a1, b0, b1) in zip(*(ps[0].tolist(), ps[1].tolist())) if ps is not None else []:
+                n_pairs += 1
+                for s, e, h in ((a0 + 1, a1, "a"), (b0 + 1, b1, "b")):
+                    if e <= s: continue
+                    base, comp = comp_tok.to_base(x[r, s:e].cpu())
+                    lp = compartment_logprobs(lg[r, s - 1:e - 1], comp_tok, int(comp[0]))
+                    tot[f"trans_{h}_within"] += float(-lp.gather(-1, base.to(dev)[:, None]).sum())
+                    if h == "b": tot["trans_b"] += float(full[r, s - 1:e - 1].sum())
+                    cnt[h] += e - s
+    check(n_pairs > 0, "translation_loss: the batches hold no translation pairs")
+    return {"trans_b": tot["trans_b"] / max(cnt["b"], 1), "trans_b_within": tot["trans_b_within"] / max(cnt["b"], 1),
+            "trans_a_within": tot["trans_a_within"] / max(cnt["a"], 1), "n_pairs": n_pairs}
+
+# %% ../nbs/30a_alignment.ipynb #269e6276
+def with_translation(eval_fn: Callable, batches: list[dict], comp_tok) -> Callable:
+    "`eval_fn` plus `val_<k>` for the losses of `translation_loss` on `batches`, at every evaluation."
+    def fn(model, step=None) -> dict:
+        tl = translation_loss(model, batches, comp_tok)
+        return {**eval_fn(model, step), **{f"val_{k}": v for k, v in tl.items() if k != "n_pairs"}}
+    fn.sets = getattr(eval_fn, "sets", None)
+    return fn

@@ -15,8 +15,8 @@ from .compartments import CompartmentTokenizer, DisjointTokenizer
 
 # %% auto #0
 __all__ = ['FIRST', 'LAST', 'CITIES', 'UNIS', 'MAJORS', 'EMPLOYERS', 'MONTHS', 'ATTRIBUTES', 'BIO_TEMPLATES', 'QUESTIONS', 'Case',
-           'corpus_case', 'split_parallel', 'bilingual_case', 'load_en_zh', 'make_people', 'render_bio', 'qa_items',
-           'qa_doc', 'exact_match', 'bio_qa_case']
+           'byte_shares', 'corpus_case', 'split_parallel', 'bilingual_case', 'load_en_zh', 'make_people', 'render_bio',
+           'qa_items', 'qa_doc', 'exact_match', 'bio_qa_case']
 
 # %% ../nbs/30c_cases.ipynb #357d8dce
 @dataclasses.dataclass
@@ -31,6 +31,18 @@ class Case:
     extra_eval: Callable | None = None
     align: tuple | None = None       # (texts, compartments) for compartment_alignment: parallel held-out texts
     info: dict = dataclasses.field(default_factory=dict)
+    proportions: list | None = None  # row share per compartment (None: uniform)
+
+# %% ../nbs/30c_cases.ipynb #01b1a6af
+def byte_shares(docs, doc_compartments, c: int) -> list[float]:
+    "Each compartment's share of the UTF-8 bytes of `docs` (`doc_compartments` gives each document's compartment)."
+    check(
+        len(docs) == len(doc_compartments), f"byte_shares: {len(docs)} documents, {len(doc_compartments)} compartments"
+    )
+    b = np.zeros(c)
+    for d, j in zip(docs, doc_compartments): b[j] += len(d.encode())
+    check(b.sum() > 0, "byte_shares: no text")
+    return (b / b.sum()).tolist()
 
 # %% ../nbs/30c_cases.ipynb #c0a5e007
 def corpus_case(train_docs: list, valid: list, c: int, base_vocab: int = 1024, permute: bool = False, seed: int = 0,
@@ -75,9 +87,12 @@ def bilingual_case(docs_a, docs_b, pairs, valid_a, valid_b, tokenizer: str = "sh
     cb = 1 if c == 2 else 0
     tp = [(a, 0, b, cb) for a, b in pairs] if (pairs and c == 2) else None
     al = list(align_pairs if align_pairs is not None else zip(valid_a, valid_b))[:n_align]
-    return Case(f"bilingual-{tokenizer}-c{c}", ctok, docs_a + docs_b, [0] * len(docs_a) + [cb] * len(docs_b),
+    comps = [0] * len(docs_a) + [cb] * len(docs_b)
+    return Case(f"bilingual-{tokenizer}-c{c}", ctok, docs_a + docs_b, comps,
                 {names[0]: (list(valid_a), 0), names[1]: (list(valid_b), cb)}, tp, align=(al, (0, cb)),
-                info={"n_docs": [len(docs_a), len(docs_b)], "n_pairs": len(pairs or []), "tokenizer": tokenizer})
+                info={"n_docs": [len(docs_a), len(docs_b)], "n_pairs": len(pairs or []), "tokenizer": tokenizer,
+                      "byte_share": byte_shares(docs_a + docs_b, [0] * len(docs_a) + [1] * len(docs_b), 2)},
+                proportions=byte_shares(docs_a + docs_b, comps, 2) if c == 2 else None)
 
 # %% ../nbs/30c_cases.ipynb #c0a5e015
 def load_en_zh(shared_dir, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int = 100):
@@ -182,7 +197,8 @@ def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phr
                 cache_dir=None, max_eval: int = 300) -> Case:
     """Biographies vs QA. `condition`: 'bio' (biographies only), 'qa' (QA of the training people only), 'joint'
     (both; c = 1 shares one compartment, c = 2 puts biographies in compartment 0 and QA in compartment 1).
-    Extra eval: exact-match answers for held-out people (`qa_em_test`) and training people (`qa_em_train`)."""
+    Eval sets `bio`, `qa` (each format's own loss) and `qa_test` (held-out transfer); extra eval: exact-match
+    answers for the QA-training people (`qa_em_train`) and the held-out people (`qa_em_test`)."""
     check(condition in ("bio", "qa", "joint"), f"condition must be 'bio', 'qa' or 'joint', got {condition!r}")
     check(c in (1, 2), f"bio_qa_case: c must be 1 or 2, got {c!r}")
     check(condition == "joint" or c == 1, f"bio_qa_case: condition {condition!r} has one format, so c must be 1")
@@ -210,12 +226,15 @@ def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phr
     def extra(model):
         return {"qa_em_test": exact_match(model, ctok, items_test, cq)[0],
                 "qa_em_train": exact_match(model, ctok, items_train, cq)[0]}
-    sets = {"bio": (bio_valid, 0), "qa_test": ([qa_doc(p) for p in qa_test], cq)}
+    sets = {"bio": (bio_valid, 0), "qa": (qa_docs, cq), "qa_test": ([qa_doc(p) for p in qa_test], cq)}
     # translation pairs (c = 2): one fact of a training person, as a biography sentence and as its QA line
     pairs = [(BIO_TEMPLATES[a][int(rng.integers(k_phrasings))].format(**p), 0, q + ans, 1)
              for p in qa_train for a, (q, ans) in zip(ATTRIBUTES, qa_items(p))] if cq == 1 else None
     # alignment: a held-out person's fact as a biography sentence and as its QA line (first phrasing)
     al = [(BIO_TEMPLATES[a][0].format(**p), q + ans)
           for p in qa_test for a, (q, ans) in zip(ATTRIBUTES, qa_items(p))][:max_eval]
+    share = byte_shares(bios + qa_docs, [0] * len(bios) + [1] * len(qa_docs), 2)      # of the joint corpus
     return Case(f"bio_qa-{condition}-c{c}", ctok, docs, comps, sets, pairs, extra, align=(al[:64], (0, cq)),
-                info={"n_people": n_people, "n_qa_train_people": n_tr, "n_bios": len(bios), "condition": condition})
+                info={"n_people": n_people, "n_qa_train_people": n_tr, "n_bios": len(bios), "condition": condition,
+                      "byte_share": {"bio": share[0], "qa": share[1]}},
+                proportions=share if cq == 1 else None)

@@ -127,7 +127,9 @@ PARAM_RULES: dict[str, dict[str, Rule]] = {
                                               "c of them, with a positive sum")),
         base_vocab=Int(5), n_docs=_POS, n_valid=_POS,
         n_people=_POS, eval_every=_POS, targets=Opt(ListOf(Num(0, lo_open=True))), align_layer=Opt(_NN),
-        n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False))),
+        n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False)),
+        trans_half=Opt(_POS & _rel(lambda v, p: v <= (p["seq_len"] - 2) // 2, "at most (seq_len - 2) // 2")),
+        infonce_pairs=_POS, eval_batches=_POS, n_trans_eval=_POS),
 }
 
 # %% ../nbs/90_sweep.ipynb #967c2bc4
@@ -387,24 +389,25 @@ def demo_sparse_attention() -> list[tuple[str, dict]]:
             + grid(seed=seeds, pretrain=["nca", "random"])]                        # pre-pretraining vs its control
 
 # %% ../nbs/90_sweep.ipynb #d094aeac
-COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20)
+COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20, align_every_eval=False)  # alignment at the end
 
 def demo_compartments() -> list[tuple[str, dict]]:
-    "Study C's demo runs."
+    """Study C's demo slice (gpt-tiny, one seed): the tax at c = 1, 2, 4, 8; duplicated and post-hoc init at c = 4;
+    translation rows (t = 0.3, one pair per row) at c = 2 against the c = 1 copy reference; InfoNCE at c = 2; the two
+    languages at equal total vocabulary; biographies vs QA jointly, shared and compartmentalized. The full sweeps are
+    profile c (`profile_c_jobs`)."""
     D = dict(seed=0, **COMPARTMENTS_DEMO)
-    B = dict(case="bio_qa", corpus="joint", seed=0, steps=500, n_people=100, lr=0.003, batch_size=32, eval_every=100)
-    return [
-        ("compartments", p)
-        for p in grid({**D, "c": 2, "init": "duplicate"}, c=[1, 2, 4], seed=[0, 1], **COMPARTMENTS_DEMO)
-        + [
-            {**D, "c": 2, "infonce_weight": 0.1},
-            {**D, "c": 2, "translation_fraction": 0.6},  # interventions
-            {**D, "case": "bilingual", "tokenizer": "shared", "c": 1},
-            {**D, "case": "bilingual", "tokenizer": "disjoint", "c": 2},
-            {**B, "c": 1},
-            {**B, "c": 2},
-        ]
-    ]                                                          # case studies
+    B = dict(case="bio_qa", corpus="joint", seed=0, steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
+    L = dict(D, case="bilingual")
+    return [("compartments", p) for p in
+            [{**D, "c": c} for c in (8, 4, 2, 1)]
+            + [{**D, "c": 4, "init": "duplicate"}]
+            + [{**D, "c": c, "init": "posthoc", "pretrain_steps": 300} for c in (4, 1)]
+            + [{**D, "c": c, "translation_fraction": 0.3} for c in (2, 1)]              # interventions
+            + [{**D, "c": 2, "infonce_weight": 1.0}]
+            + [{**L, "tokenizer": "shared", "c": 1, "base_vocab": 2048},  # 2 x 1,024 ids, as the disjoint pair
+               {**L, "tokenizer": "disjoint", "c": 2}]                                  # case studies
+            + [{**B, "c": 1}, {**B, "c": 2}]]
 
 # %% ../nbs/90_sweep.ipynb #9973164d
 def demo_jobs() -> list[tuple[str, dict]]:

@@ -90,6 +90,9 @@ CATALOGUE = [
     ("compartments", {"eval_every": 0}, "'eval_every' = 0"),
     ("compartments", {"base_vocab": 0}, "'base_vocab' = 0"),
     ("compartments", {"pretrain_steps": 0}, "'pretrain_steps' = 0"),
+    ("compartments", {"trans_half": 32}, "'trans_half' = 32 is not allowed: must be None or an int >= 1, and at most (seq_len - 2) // 2"),
+    ("compartments", {"infonce_pairs": 0}, "'infonce_pairs' = 0 is not allowed: must be an int >= 1"),
+    ("compartments", {"eval_batches": 0}, "'eval_batches' = 0"),
 ]
 CLI = [  # the command line: parsed, then the same validator; exit status 2 and one line on stderr
     (["run", "grokking", "-p", "threshold=1.5"], "'threshold' = 1.5"),
