@@ -13,7 +13,7 @@ from .core import check
 from .lexicon import Lexicon
 from .grammar import Grammar, Banned, PHENOMENON_TAGS, generate_docs, rng_for, check_count, detokenize
 from .grammar import corpus_stats
-from .blimp import PHENOMENA, DEFAULT_PHENOMENA, design_pairs, sentence_for, pair_record, check_phenomena
+from .blimp import PARADIGMS, DEFAULT_PHENOMENA, design_pairs, sentence_for, pair_record, check_phenomena
 
 # %% auto #0
 __all__ = ['EmbeddedDefault', 'make_embedded_default']
@@ -43,9 +43,9 @@ class EmbeddedDefault:
     def stats(self) -> dict:
         "Corpus statistics plus the share of sentences with each phenomenon (from the generator's tags)."
         st = corpus_stats(self.docs, self.lexicon)
-        st["sentence_share"] = {
-            t: self.tag_counts.get(t, 0) / self.n_sentences for t in PHENOMENON_TAGS + ("none",) + _STRUCTURE_TAGS
-        }
+        raising = ("raising",) if self.params.get("raising_share") else ()      # only where the corpus has them
+        st["sentence_share"] = {t: self.tag_counts.get(t, 0) / self.n_sentences
+                                for t in PHENOMENON_TAGS + ("none",) + _STRUCTURE_TAGS + raising}
         st["n_rejected_sentences"] = self.n_rejected
         st["n_pairs"], st["n_exposed_pairs"] = len(self.pairs), len(self.designed_exposed)
         st["window_docs"] = self.window_docs
@@ -57,12 +57,15 @@ class EmbeddedDefault:
 
 # %% ../nbs/10a_embedded.ipynb #4b25dec7
 def _exposed_split(design, phenomena, rng, exposed_share) -> set[tuple[str, str]]:
-    "(UID, pairID) of the exposed pairs: a share `exposed_share` of each paradigm's pairs, drawn with `rng`."
+    """(UID, pairID) of the exposed pairs: a share `exposed_share` of each paradigm's keys (with all their pairs), drawn
+    with `rng`. Design entries are (uid, pairID, key, ...); a key is told by its phrase."""
     exposed = set()
     for uid in phenomena:
-        ids = [pid for u, pid, *_ in design if u == uid]
-        rng.shuffle(ids)
-        exposed |= {(uid, pid) for pid in ids[:int(math.floor(exposed_share * len(ids) + .5))]}
+        entries = [(pid, tuple(key["phrase"])) for u, pid, key, *_ in design if u == uid]
+        units = list(dict.fromkeys(ph for _, ph in entries))
+        rng.shuffle(units)
+        chosen = set(units[:int(math.floor(exposed_share * len(units) + .5))])
+        exposed |= {(uid, pid) for pid, ph in entries if ph in chosen}
     return exposed
 
 # %% ../nbs/10a_embedded.ipynb #0cf38d15
@@ -76,9 +79,11 @@ def _window(docs, n_docs, window_docs=None, window_words=None) -> int:
 # %% ../nbs/10a_embedded.ipynb #34c48035
 def _insert_exposures(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng) -> None:
     "Insert `n_exposures` sentences around each exposed key into `docs` (and their tags into `tags`), in place."
+    done = set()
     for uid, pid, key, _, withheld in design:
-        if (uid, pid) not in exposed: continue
-        gen, allow = PHENOMENA[uid]["gen"](), {tuple(x.lower() for x in w) for w in withheld}
+        if (uid, pid) not in exposed or (uid, tuple(key["phrase"])) in done: continue
+        done.add((uid, tuple(key["phrase"])))
+        gen, allow = PARADIGMS[uid]["gen"](), {tuple(x.lower() for x in w) for w in withheld}
         for _ in range(n_exposures):
             p, t = sentence_for(gen, g, key, rng, banned, allow)
             d = rng.randrange(window_docs)
@@ -109,13 +114,13 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
                           n_exposures: int = 8, window_docs: int | None = None, window_words: int | None = None,
                           phenomena: Sequence[str] = DEFAULT_PHENOMENA, zipf: float = 1.5, n_nouns: int | None = None,
                           pair_sampling: str = "uniform", ban_scope: str = "phrase",
-                          sentences_per_doc: tuple[int, int] = (3, 12)) -> EmbeddedDefault:
+                          sentences_per_doc: tuple[int, int] = (3, 12), raising_share: float = 0.0) -> EmbeddedDefault:
     """Corpus + BLiMP-format pairs where a share `exposed_share` of critical phrases occur `n_exposures` times early and
-    the rest never."""
+    the rest never; `raising_share` of the corpus's clauses have raising / control predicates (`Grammar`)."""
     params = dict(seed=seed, n_docs=n_docs, n_per_phenomenon=n_per_phenomenon, exposed_share=exposed_share,
                   n_exposures=n_exposures, window_docs=window_docs, window_words=window_words,
                   phenomena=list(phenomena), zipf=zipf, n_nouns=n_nouns, pair_sampling=pair_sampling,
-                  ban_scope=ban_scope)
+                  ban_scope=ban_scope, raising_share=raising_share)
     check_count("n_docs", n_docs)
     check_count("n_per_phenomenon", n_per_phenomenon)
     check_count("n_exposures", n_exposures)
@@ -128,7 +133,7 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
               f"window_docs must be an int in [1, n_docs={n_docs}], got {window_docs!r}")
     if window_words is not None: check_count("window_words", window_words)
     check_phenomena(phenomena)
-    g = Grammar(n_nouns, zipf)
+    g = Grammar(n_nouns, zipf, raising_share)
     design = design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope)
     exposed = _exposed_split(design, phenomena, rng_for(seed, "split"), exposed_share)
     banned = Banned(ng for *_, withheld in design for ng in withheld)
