@@ -292,38 +292,45 @@ def run_headline(phenomena: dict, final_accuracy: float) -> dict:
 
 # %% ../nbs/11_grokking.ipynb #bb03b638
 def delay_table(runs) -> pd.DataFrame:
-    "One row per (run, phenomenon) with a Δt, from `(run_id, seed, steps, results)` tuples of finished runs."
+    """One row per (run, phenomenon) with a Δt, from `(run_id, seed, steps, results)` tuples of finished runs: the
+    first-crossing columns, the sustained ones prefixed `s_`, the logistic Δt and its interval, the split sizes
+    (`n_exposed_matched` ... where the run matched on frequency) and the match's standardized differences."""
     rows = []
     for run_id, seed, steps, R in runs:
         for uid, p in R["phenomena"].items():
             if "delay" not in p: continue
-            lg = p.get("logistic") or {}
-            rows.append(
-                {
-                    "run_id": run_id,
-                    "seed": seed,
-                    "steps": steps,
-                    "phenomenon": uid,
-                    "n_exposed": p["n_exposed"],
-                    "n_unexposed": p["n_unexposed"],
-                    "delta_t": p["delay"]["delta_t"],
-                    "censored": p["delay"]["censored"],
-                    "lower_bound": p["delay"]["delta_t_lower_bound"],
-                    "upper_bound": p["delay"]["delta_t_upper_bound"],
-                    "p_value": p["null"]["p_value"],
-                    "delta_t_logistic": lg.get("delta_t"),
-                    "ci_low": lg.get("ci_low"),
-                    "ci_high": lg.get("ci_high"),
-                    "margin_exposed": p["final_margin"]["exposed"],
-                    "margin_unexposed": p["final_margin"]["unexposed"],
-                }
-            )
+            lg, m = p.get("logistic") or {}, p.get("match") or {}
+            row = {"run_id": run_id, "seed": seed, "steps": steps, "phenomenon": uid, "n_exposed": p["n_exposed"],
+                   "n_unexposed": p["n_unexposed"], "n_exposed_matched": p.get("n_exposed_matched"),
+                   "n_unexposed_matched": p.get("n_unexposed_matched"), "smd_before": m.get("smd_before"),
+                   "smd_after": m.get("smd_after"), "max_gap": m.get("max_gap"),
+                   "delta_t_logistic": lg.get("delta_t"), "ci_low": lg.get("ci_low"), "ci_high": lg.get("ci_high"),
+                   "transition_step": p.get("transition_step"), "eval_interval": p.get("eval_interval"),
+                   "margin_exposed": p["final_margin"]["exposed"], "margin_unexposed": p["final_margin"]["unexposed"]}
+            for pre, d, null in (
+                ("", p["delay"], p["null"]),
+                ("s_", p.get("delay_sustained"), p.get("null_sustained")),
+            ):
+                d, null = d or {}, null or {}
+                row.update(
+                    {
+                        pre + "delta_t": d.get("delta_t"),
+                        pre + "censored": d.get("censored"),
+                        pre + "lower_bound": d.get("delta_t_lower_bound"),
+                        pre + "upper_bound": d.get("delta_t_upper_bound"),
+                        pre + "step_exposed": d.get("step_exposed"),
+                        pre + "step_unexposed": d.get("step_unexposed"),
+                        pre + "p_value": null.get("p_value"),
+                    }
+                )
+            rows.append(row)
     return pd.DataFrame(rows)
 
 # %% ../nbs/11_grokking.ipynb #8043c08d
-def delay_label(row) -> str:
-    "A Δt for the summary: measured (`+20`), censored (`>220`, `<-30`) or `never`."
-    get = row.get if isinstance(row, dict) else lambda k: getattr(row, k)
+def delay_label(row, prefix: str = "") -> str:
+    "A Δt for the summary: measured (`+20`), censored (`>220`, `<-30`) or `never`; `prefix` 's_' for the sustained one."
+    _get = row.get if isinstance(row, dict) else lambda k: getattr(row, k)
+    get = lambda k: _get(prefix + k)
     if get("delta_t") is not None and not pd.isna(get("delta_t")): return f"{get('delta_t'):+.0f}"
     if get("censored") == "unexposed": return f">{get('lower_bound'):.0f}"
     if get("censored") == "exposed": return f"<{get('upper_bound'):.0f}"

@@ -11,11 +11,12 @@ import numpy as np
 import pandas as pd
 from .core import check
 from .grokking import concept_vectors, concept_auroc, effective_rank, critical_context_attention, rank_heads
+from .grokking import delay_table, delay_label
 
 # %% auto #0
 __all__ = ['DOSE_BINS', 'checkpoint_plan', 'eval_interval', 'transition_step', 'before_after', 'split_halves', 'pick_groups',
            'checkpoint_measures', 'phenomenon_heads', 'jaccard', 'chance_jaccard', 'head_overlap', 'dose_bins',
-           'dose_response', 'dose_summary']
+           'dose_response', 'dose_summary', 'phenomenon_table', 'summary_line', 'phenomenon_tally']
 
 # %% ../nbs/11a_phenomena.ipynb #72a47309
 def checkpoint_plan(steps: int, every: int, dense_until: int | None = None, late_every: int | None = None) -> list[int]:
@@ -177,3 +178,87 @@ def dose_summary(steps, dose: dict, t, window: float, min_cells: int = 20) -> di
     return {"bins": dose["bins"], "accuracy": acc, "cells": [int(x) for x in n],
             "monotone": bool(all(x <= y for x, y in zip(seen, seen[1:]))) if len(seen) >= 2 else None,
             "t": None if t is None else float(t), "window": float(window)}
+
+# %% ../nbs/11a_phenomena.ipynb #3a1a4488
+def _heads_label(h) -> str:
+    return " ".join(f"L{x['layer']}H{x['head']}" for x in h["top"]) if h else ""
+
+def phenomenon_table(runs) -> pd.DataFrame:
+    "`grokking.delay_table` of `(run_id, seed, steps, results)` runs plus the per-phenomenon concept, head and dose "
+    "columns."
+    table = delay_table(runs)
+    extra = []
+    for run_id, seed, steps, R in runs:
+        ov = R.get("head_overlap") or {}
+        for uid, p in R["phenomena"].items():
+            if "delay" not in p: continue
+            c, h, d = p.get("concepts") or {}, p.get("heads"), p.get("dose_summary") or {}
+            at, et = c.get("auroc_trend") or {}, c.get("effective_rank_trend") or {}
+            between = [v for k, v in (ov.get("between") or {}).items() if uid in k.split(" | ")]
+            extra.append(
+                {
+                    "auroc_before": at.get("before"),
+                    "auroc_after": at.get("after"),
+                    "erank_before": et.get("before"),
+                    "erank_after": et.get("after"),
+                    "top_heads": _heads_label(h),
+                    "heads_b_top": h["mean_increase_b_top"] if h else None,
+                    "heads_b_all": h["mean_increase_b_all"] if h else None,
+                    "j_split_half": (ov.get("split_half") or {}).get(uid),
+                    "j_between": float(np.mean(between)) if between else None,
+                    "j_chance": ov.get("chance"),
+                    "dose_accuracy": d.get("accuracy"),
+                    "dose_cells": d.get("cells"),
+                    "dose_monotone": d.get("monotone"),
+                }
+            )
+    return pd.concat([table, pd.DataFrame(extra, index=table.index)], axis=1) if len(table) else table
+
+# %% ../nbs/11a_phenomena.ipynb #303beaaf
+def _f(x, fmt) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and not np.isfinite(x)) else format(x, fmt)
+
+def summary_line(row) -> str:
+    "One (run, phenomenon) row of `phenomenon_table` as the demo prints it."
+    r = row if isinstance(row, dict) else row._asdict()
+    ne, nu = r.get("n_exposed_matched"), r.get("n_unexposed_matched")
+    return (f"{r['phenomenon']} seed {r['seed']}: pairs {ne}/{nu} matched of {r['n_exposed']}/{r['n_unexposed']} "
+            f"(SMD {_f(r.get('smd_before'), '.2f')}->{_f(r.get('smd_after'), '.2f')}, gap <= "
+            f"{_f(r.get('max_gap'), '.2f')}); "
+            f"Δt first {delay_label(r)} (p {_f(r.get('p_value'), '.3f')}), sustained {delay_label(r, 's_')} "
+            f"(p {_f(r.get('s_p_value'), '.3f')}); logistic {_f(r.get('delta_t_logistic'), '+.0f')} "
+            f"[{_f(r.get('ci_low'), '+.0f')}, {_f(r.get('ci_high'), '+.0f')}] at t_u "
+            f"{_f(r.get('transition_step'), '.0f')} "
+            f"(every {_f(r.get('eval_interval'), '.0f')}); AUROC {_f(r.get('auroc_before'), '.2f')}->"
+            f"{_f(r.get('auroc_after'), '.2f')}, erank "
+            f"{_f(r.get('erank_before'), '.1f')}->{_f(r.get('erank_after'), '.1f')}; "
+            f"heads {r.get('top_heads') or 'n/a'} (B {_f(r.get('heads_b_top'), '+.3f')} vs all "
+            f"{_f(r.get('heads_b_all'), '+.3f')}; "
+            f"J half {_f(r.get('j_split_half'), '.2f')}, between {_f(r.get('j_between'), '.2f')}, chance "
+            f"{_f(r.get('j_chance'), '.2f')})")
+
+# %% ../nbs/11a_phenomena.ipynb #996c483e
+def phenomenon_tally(table: pd.DataFrame) -> pd.DataFrame:
+    """Per phenomenon: seeds, seeds in which both splits crossed (first crossing; sustained), the smallest matched split,
+    and the medians of Δt (first, sustained, logistic) and of the p-values."""
+    def both(d, pre):
+        return int((d[pre + "step_exposed"].notna() & d[pre + "step_unexposed"].notna()).sum())
+    rows = []
+    for uid, d in table.groupby("phenomenon"):
+        med = lambda c: float(pd.to_numeric(d[c], errors="coerce").median()) if d[c].notna().any() else None
+        n_min = d[["n_exposed_matched", "n_unexposed_matched"]].min(axis=1)
+        rows.append(
+            {
+                "phenomenon": uid,
+                "seeds": len(d),
+                "both_crossed": both(d, ""),
+                "both_crossed_sustained": both(d, "s_"),
+                "min_pairs_per_split": int(n_min.min()) if n_min.notna().any() else None,
+                "median_delta_t": med("delta_t"),
+                "median_s_delta_t": med("s_delta_t"),
+                "median_logistic": med("delta_t_logistic"),
+                "median_p": med("p_value"),
+                "median_s_p": med("s_p_value"),
+            }
+        )
+    return pd.DataFrame(rows)
