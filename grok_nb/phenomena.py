@@ -239,8 +239,8 @@ def summary_line(row) -> str:
 
 # %% ../nbs/11a_phenomena.ipynb #996c483e
 def phenomenon_tally(table: pd.DataFrame) -> pd.DataFrame:
-    """Per phenomenon: seeds, seeds in which both splits crossed (first crossing; sustained), the smallest matched split,
-    and the medians of Δt (first, sustained, logistic) and of the p-values."""
+    """Per phenomenon: seeds, seeds in which both splits crossed (first crossing; sustained), the smallest matched
+    split, and the medians of Δt (first, sustained, logistic) and of the p-values."""
     def both(d, pre):
         return int((d[pre + "step_exposed"].notna() & d[pre + "step_unexposed"].notna()).sum())
     rows = []
