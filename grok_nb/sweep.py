@@ -13,11 +13,11 @@ from .core import (GrokError, check, run_id, save_json, load_json, atomic_write,
     make_run_dir)
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'RUNS_DIR', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid', 'studies_dir', 'study_notebook',
-           'study_defaults', 'resolve_params', 'run_path', 'run_status', 'run_study', 'sweep', 'load_runs', 'run_plan',
-           'study_params', 'open_run', 'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments',
-           'demo_jobs', 'save_summary', 'run_reports', 'demo', 'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs',
-           'run_profile', 'parse_params', 'main']
+__all__ = ['STUDIES_DIR', 'RUNS_DIR', 'GROKKING_DESIGN', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid', 'studies_dir',
+           'study_notebook', 'study_defaults', 'resolve_params', 'run_path', 'run_status', 'run_study', 'sweep',
+           'load_runs', 'run_plan', 'study_params', 'open_run', 'demo_grokking', 'demo_emergence',
+           'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'save_summary', 'run_reports', 'demo',
+           'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs', 'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -314,10 +314,16 @@ def open_run(study: str, params: dict, run_dir=None, runs_dir=None) -> RunDir:
     return rd
 
 # %% ../nbs/90_sweep.ipynb #2e865005
+# study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
+# clauses, word-frequency controls for the unexposed phrases, the corpus sized to one pass over the window
+GROKKING_DESIGN = dict(n_nouns=1500, zipf=1.2, vocab_size=8192)
+
 def demo_grokking() -> list[tuple[str, dict]]:
-    "Study A's demo runs."
-    # 250 steps of 32 x 64 tokens are 1.09 passes over the 6,000-document embedded corpus: allowed explicitly
-    return [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10, allow_repeats=True)]
+    """Study A's demo runs: the profile's design, the largest slice of it that fits the demo's share (3 seeds of 160
+    steps, 388 worker-seconds at 200; checkpoints every 5 steps to 60, where the learnable phenomena cross, then 20)."""
+    return [("grokking", p) for p in grid(seed=[0, 1, 2], steps=160, checkpoint_every=5, dense_until=60, late_every=20,
+                                          n_per_phenomenon=150, analysis_pairs=30, analysis_every=2, head_window=40,
+                                          **GROKKING_DESIGN)]
 
 # %% ../nbs/90_sweep.ipynb #34cb56de
 EMERGENCE_DEMO = dict(
@@ -430,8 +436,11 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
 
 # %% ../nbs/90_sweep.ipynb #ba5701be
 def profile_a_jobs() -> list[tuple[str, dict]]:
-    "Study A's profile."
-    return []
+    """Study A's profile: four seeds of the design with >= 300 matched pairs per split, checkpoints every 5 steps
+    through the transitions (to step 600), every 25 after."""
+    return [("grokking", p) for p in grid(seed=[0, 1, 2, 3], steps=1000, checkpoint_every=5, dense_until=600,
+                                          late_every=25, n_per_phenomenon=800, analysis_pairs=60, analysis_every=4,
+                                          head_window=50, **GROKKING_DESIGN)]
 
 def profile_b_jobs() -> list[tuple[str, dict]]:
     "Study B's profile."
