@@ -10,7 +10,7 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: demo test export clean docs bench install lint profile-a profile-b profile-c
+.PHONY: demo test export clean docs docs-check bench install lint readme profile-a profile-b profile-c
 
 $(STAMP): setup.py settings.ini
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -45,19 +45,30 @@ export: $(STAMP)
 	$(BIN)/nbdev_export
 	$(BIN)/nbdev_clean
 
-# the nbdev site needs the quarto binary; PyPI's quarto-cli fetches it from GitHub at install time. Offline, the same
-# notebooks (library ones executed) are rendered to _docs/ with nbconvert instead.
+# the nbdev site needs the quarto binary; PyPI's quarto-cli fetches it from GitHub at install time. Without it (or with
+# DOCS_ENGINE=sphinx) docs/build_site.py builds the site offline: nbdev's processed notebooks (library ones executed)
+# rendered by Sphinx (myst-nb, PyData theme) into _docs/, navigation from nbs/sidebar.yml, full-text search.
+DOCS_ENGINE ?= auto
 docs: $(STAMP)
-	if command -v quarto >/dev/null || { $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && test -x $(BIN)/quarto; }; then \
+	if [ "$(DOCS_ENGINE)" != sphinx ] && { command -v quarto >/dev/null || { $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && test -x $(BIN)/quarto; }; }; then \
 	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbdev_docs; \
-	else echo "make docs: no quarto binary (offline?); building the nbconvert site instead"; OMP_NUM_THREADS=1 $(BIN)/python docs/build_offline.py; fi
+	else echo "make docs: no quarto binary (or DOCS_ENGINE=sphinx): building the offline site with Sphinx"; OMP_NUM_THREADS=1 $(BIN)/python docs/build_site.py; fi
+
+# the offline site in headless Chromium (apt-get install -y chromium chromium-driver): navigation, an API entry,
+# search, and no page with a `#|` directive, a stderr box or a request outside the site
+docs-check: $(STAMP)
+	test -f _docs/index.html || $(MAKE) docs DOCS_ENGINE=sphinx
+	$(BIN)/python docs/check_site.py --site _docs
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf _docs _proc .pytest_cache
+	rm -rf _docs _docs_build _proc .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +
 
+# the README's numbers come from the demo's summaries (figures/summaries/, copied there by `make demo`): the values
+# go into the markers of nbs/index.ipynb, which is converted to README.md (docs/render_readme.py; tests/test_readme.py
+# fails when the committed README and summaries disagree)
 readme: $(STAMP)
-	$(BIN)/jupyter nbconvert --to markdown nbs/index.ipynb --output-dir . --output README
+	$(BIN)/python docs/render_readme.py

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #0e45e69a
 from __future__ import annotations
-import os, sys, json, random, hashlib, tempfile, subprocess, contextlib, platform, math
+import os, sys, json, random, hashlib, tempfile, subprocess, contextlib, platform, math, re, socket, threading
 from pathlib import Path
 from typing import Any, Iterable
 import numpy as np
@@ -12,9 +12,10 @@ import torch
 
 # %% auto #0
 __all__ = ['PROJECT_ROOT', 'GrokError', 'check', 'set_seed', 'get_device', 'get_dtype', 'autocast', 'evaluating', 'right_pad',
-           'atomic_write', 'atomic_path', 'save_json', 'load_json', 'append_jsonl', 'write_jsonl', 'iter_jsonl',
-           'read_jsonl', 'sha256_file', 'git_commit', 'package_versions', 'canonical_params', 'run_id', 'RunDir',
-           'make_run_dir']
+           'atomic_write', 'atomic_path', 'save_json', 'read_error', 'load_json', 'append_jsonl', 'write_jsonl',
+           'iter_lines', 'iter_jsonl', 'read_jsonl', 'sha256_file', 'git_commit', 'workspace', 'runs_root', 'cache_dir',
+           'figures_root', 'quiet_hub', 'hub_online', 'hub_error', 'log_once', 'package_versions', 'canonical_params',
+           'run_id', 'RunDir', 'runtime_info', 'make_run_dir', 'is_timing', 'save_results']
 
 # %% ../nbs/00_core.ipynb #d9411469
 class GrokError(ValueError):
@@ -149,13 +150,29 @@ def save_json(obj: Any, path: str | os.PathLike, indent: int = 2) -> Path:
     with atomic_write(path) as f: json.dump(_clean_floats(obj), f, indent=indent, allow_nan=False)
     return Path(path)
 
+# %% ../nbs/00_core.ipynb #420e111d
+def read_error(path, e: BaseException, line: int | None = None) -> GrokError:
+    """A `GrokError` naming the file (and the line, where there is one) and what went wrong reading it: a bad or
+    truncated compressed file, invalid UTF-8, invalid JSON, a refused pickle; the original error is its cause."""
+    import gzip, zlib, pickle
+    where = f"{path}:{line}" if line is not None else f"{path}"
+    if isinstance(e, UnicodeDecodeError): what = f"invalid UTF-8 (byte 0x{e.object[e.start]:02x}: {e.reason})"
+    elif isinstance(e, json.JSONDecodeError): what = f"invalid JSON ({e.msg}, column {e.colno})"
+    elif isinstance(e, EOFError): what = f"truncated compressed file ({e})"
+    elif isinstance(e, (gzip.BadGzipFile, zlib.error)): what = f"not a valid gzip file ({e})"
+    elif isinstance(e, pickle.UnpicklingError): what = f"refused to unpickle ({str(e).splitlines()[0][:200]})"
+    else: what = f"cannot be read ({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''})"
+    err = GrokError(f"{where}: {what}")
+    err.__cause__ = e
+    return err
+
 # %% ../nbs/00_core.ipynb #8de14da7
 def load_json(path: str | os.PathLike) -> Any:
-    "Read a JSON file; errors name the file."
+    "Read a JSON file; errors (missing, invalid UTF-8, invalid JSON) name the file."
     path = Path(path)
     check(path.exists(), f"{path}: file not found")
-    try: return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e: raise GrokError(f"{path}: invalid JSON ({e})") from e
+    try: return json.loads(path.read_bytes().decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise read_error(path, e) from e
 
 # %% ../nbs/00_core.ipynb #c41b9fef
 def append_jsonl(record: dict, path: str | os.PathLike) -> None:
@@ -180,17 +197,31 @@ def write_jsonl(records: Iterable[dict], path: str | os.PathLike) -> Path:
     return Path(path)
 
 # %% ../nbs/00_core.ipynb #bcb02a33
-def iter_jsonl(path: str | os.PathLike) -> Iterable[tuple[int, Any]]:
-    """Yield `(line_number, object)` for each non-empty line of a `.jsonl` or `.jsonl.gz` file; bad JSON names file and
-    line."""
-    import gzip
+_READ_ERRORS = (UnicodeDecodeError, EOFError, OSError)   # gzip.BadGzipFile is an OSError; zlib.error is added below
+
+def iter_lines(path: str | os.PathLike) -> Iterable[tuple[int, str]]:
+    """`(line_number, text)` of every line of a text file (gzip-compressed when its name ends in `.gz`), decoded as
+    UTF-8 one line at a time, so that a decompression or decode error names the file and the line where it happened."""
+    import gzip, zlib
     path = Path(path)
+    check(path.exists(), f"{path}: file not found")
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip(): continue
-            try: yield i, json.loads(line)
-            except json.JSONDecodeError as e: raise GrokError(f"{path}:{i}: invalid JSON ({e.msg})") from e
+    i = 0
+    try:
+        with opener(path, "rb") as f:
+            for i, raw in enumerate(f, 1): yield i, raw.decode("utf-8")
+    except (*_READ_ERRORS, zlib.error) as e:
+        if isinstance(e, FileNotFoundError): raise
+        raise read_error(path, e, line=i + (0 if isinstance(e, UnicodeDecodeError) else 1)) from e
+
+def iter_jsonl(path: str | os.PathLike) -> Iterable[tuple[int, Any]]:
+    """Yield `(line_number, object)` for each non-empty line of a `.jsonl` or `.jsonl.gz` file; bad JSON, invalid
+    UTF-8 and a bad or truncated gzip stream name file and line."""
+    for i, line in iter_lines(path):
+        if not line.strip(): continue
+        try: obj = json.loads(line)
+        except json.JSONDecodeError as e: raise read_error(path, e, line=i) from e
+        yield i, obj
 
 # %% ../nbs/00_core.ipynb #39354ab6
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
@@ -224,6 +255,93 @@ def git_commit(path: str | os.PathLike | None = None) -> str | None:
         return c.stdout.strip() + ("+dirty" if d.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError): return None
 
+# %% ../nbs/00_core.ipynb #7f4fd39c
+def workspace(cwd: str | os.PathLike | None = None) -> Path:
+    "The folder runs and caches go under (see above), as an absolute path."
+    if os.environ.get("GROK_NB_WORKSPACE"): return Path(os.environ["GROK_NB_WORKSPACE"]).expanduser().resolve()
+    here = Path(cwd or os.getcwd()).resolve()
+    for p in [here, *here.parents]:
+        if (p / "settings.ini").is_file(): return p
+    if os.environ.get("GROK_NB_HOME"): return Path(os.environ["GROK_NB_HOME"]).expanduser().resolve()
+    return here
+
+def runs_root() -> Path:
+    "`<workspace>/runs`: where runs are written unless a `runs_dir` is given."
+    return workspace() / "runs"
+
+def cache_dir(name: str) -> Path:
+    "`<workspace>/data/<name>`: a cache folder (`tokenizers`, `stores`, `mini_suite`, ...)."
+    check(bool(name) and "/" not in str(name), f"cache_dir: name must be a folder name, got {name!r}")
+    return workspace() / "data" / name
+
+def figures_root() -> Path:
+    "`<workspace>/figures`: where reports write figures unless a `figures_dir` is given."
+    return workspace() / "figures"
+
+# %% ../nbs/00_core.ipynb #0c8620bf
+def quiet_hub() -> None:
+    "Silence the progress bars of transformers / huggingface_hub / datasets (and transformers' warnings)."
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    if os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] != "1": return
+    if "huggingface_hub" in sys.modules:
+        with contextlib.suppress(Exception): sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "transformers" in sys.modules:
+        with contextlib.suppress(Exception):
+            from transformers.utils import logging as _tl
+            _tl.disable_progress_bar()
+            _tl.set_verbosity_error()
+    if "datasets" in sys.modules:
+        with contextlib.suppress(Exception): sys.modules["datasets"].disable_progress_bars()
+
+quiet_hub()
+
+# %% ../nbs/00_core.ipynb #964ae47d
+_HUB_STATE: dict = {}
+
+def _set_offline() -> None:
+    os.environ["HF_HUB_OFFLINE"] = os.environ["HF_DATASETS_OFFLINE"] = "1"
+    for mod, attr in (("huggingface_hub.constants", "HF_HUB_OFFLINE"), ("datasets.config", "HF_HUB_OFFLINE")):
+        if mod in sys.modules: setattr(sys.modules[mod], attr, True)
+
+def hub_online(timeout: float = 3.0) -> bool:
+    """Can the Hugging Face hub be reached? Decided once per process: no when `HF_HUB_OFFLINE` is set, else whether a
+    TCP connection to `$HF_ENDPOINT`'s host (default huggingface.co:443) opens within `timeout` seconds. When it
+    cannot, offline mode is switched on for the rest of the process."""
+    if "online" in _HUB_STATE: return _HUB_STATE["online"]
+    if os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE"):
+        _HUB_STATE["online"] = False
+        return False
+    from urllib.parse import urlparse
+    url = urlparse(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    addr = (url.hostname or "huggingface.co", url.port or (80 if url.scheme == "http" else 443))
+    ok = []
+    def probe():
+        with contextlib.suppress(OSError), socket.create_connection(addr, timeout=timeout): ok.append(True)
+    t = threading.Thread(target=probe, daemon=True)            # a hanging DNS lookup cannot hold us past `timeout`
+    t.start()
+    t.join(timeout)
+    _HUB_STATE["online"] = bool(ok)
+    if not ok: _set_offline()
+    return _HUB_STATE["online"]
+
+def hub_error(what: str, name: str) -> GrokError:
+    "The one-line error for a hub name that is not a local path while the hub is unreachable."
+    return GrokError(f"{what} {name!r}: not a local path, and the Hugging Face hub cannot be reached (offline): give a "
+                     "local path, or connect to the network")
+
+# %% ../nbs/00_core.ipynb #63db15c8
+_LOGGED: set = set()
+
+def log_once(msg: str, key: str | None = None) -> bool:
+    "Print `msg` to stderr (prefixed `[grok_nb]`) the first time `key` (default: the message) is seen; True if printed."
+    key = msg if key is None else key
+    if key in _LOGGED: return False
+    _LOGGED.add(key)
+    print(f"[grok_nb] {msg}", file=sys.stderr, flush=True)
+    return True
+
 # %% ../nbs/00_core.ipynb #7bb63284
 def package_versions(
     names=("torch", "transformers", "datasets", "tokenizers", "numpy", "safetensors", "grok_nb"),
@@ -253,12 +371,13 @@ class RunDir:
     params_file = property(lambda self: self.path/"params.json")
     metrics_file = property(lambda self: self.path/"metrics.jsonl")
     results_file = property(lambda self: self.path/"results.json")
+    timings_file = property(lambda self: self.path/"timings.json")
     checkpoints_dir = property(lambda self: self.path/"checkpoints")
     def checkpoint(self, step: int) -> Path: return self.checkpoints_dir/f"step_{step:06d}"
     def checkpoint_steps(self) -> list[int]:
-        "Steps of complete checkpoints (those with a `state.pt`), sorted."
+        "Steps of complete checkpoints (those with a `manifest.json`, written last), sorted."
         if not self.checkpoints_dir.exists(): return []
-        return sorted(int(p.name[5:]) for p in self.checkpoints_dir.glob("step_*") if (p/"state.pt").exists())
+        return sorted(int(p.name[5:]) for p in self.checkpoints_dir.glob("step_*") if (p/"manifest.json").exists())
     @property
     def finished(self) -> bool: return self.results_file.exists()
     def params(self) -> dict: return load_json(self.params_file)["params"]
@@ -267,22 +386,43 @@ class RunDir:
     def __repr__(self): return f"RunDir({str(self.path)!r})"
 
 # %% ../nbs/00_core.ipynb #0025f337
+def runtime_info(device: str | None = None) -> dict:
+    """What a run's numbers depend on besides its parameters: torch's intra-op thread count, the device (with its
+    name on CUDA) and Python's string-hash seed. Kernels reduce in a thread-count-dependent order, so results are
+    bit-identical only for the same parameters, seed, thread count and device."""
+    try: dev = get_device(device or "cpu")
+    except GrokError: dev = torch.device("cpu")
+    out = {
+        "torch_threads": torch.get_num_threads(),
+        "device": str(dev),
+        "python_hash_seed": os.environ.get("PYTHONHASHSEED"),
+    }
+    if dev.type == "cuda": out["device_name"] = torch.cuda.get_device_name(dev)
+    return out
+
 def make_run_dir(
     root: str | os.PathLike, study: str, params: dict, rid: str | None = None, resume: bool = True
 ) -> RunDir:
-    """Create (or reopen) `root/study/<run-id>/` and write `params.json`.
-    Reopening a run whose stored parameters differ raises an error naming the differing keys."""
+    """Create (or reopen) `root/study/<run-id>/` and write `params.json` (with `runtime_info`).
+    Reopening a run whose stored parameters differ raises an error naming the differing keys; reopening it with
+    another thread count or device says so (the resumed numbers may then differ in their last bits)."""
     check(bool(study) and "/" not in study, f"study name must be a non-empty name without '/', got {study!r}")
     rid = rid or run_id(study, params)
     rd = RunDir(Path(root)/study/rid)
     canon = json.loads(canonical_params(params))
+    rt = runtime_info(params.get("device") if isinstance(params.get("device"), str) else None)
     if rd.params_file.exists():
-        old = rd.params()
+        stored = load_json(rd.params_file)
+        old = stored["params"]
         if old != canon:
             keys = sorted(k for k in set(old) | set(canon) if old.get(k) != canon.get(k))
             raise GrokError(f"{rd.params_file}: run exists with different parameters; differing keys: "
                             + ", ".join(f"{k}: stored {old.get(k)!r} vs new {canon.get(k)!r}" for k in keys))
         check(resume, f"{rd.path}: run exists and resume=False")
+        was = stored.get("runtime")
+        if was is not None and was != rt:
+            print(f"[grok_nb] {rd.path}: reopened with {rt}, started with {was}: resumed numbers may differ",
+                  file=sys.stderr)
         return rd
     rd.path.mkdir(parents=True, exist_ok=True)
     save_json(
@@ -292,8 +432,24 @@ def make_run_dir(
             "params": canon,
             "git_commit": git_commit(),
             "versions": package_versions(),
+            "runtime": rt,
             "host": platform.node(),
         },
         rd.params_file,
     )
     return rd
+
+# %% ../nbs/00_core.ipynb #e5b08b14
+_TIMING = re.compile(r"^(seconds|.+_seconds|.+_s)$")
+
+def is_timing(key: str) -> bool:
+    "Does a results key name a wall-clock measurement (`seconds`, `*_seconds`, `*_s`)?"
+    return bool(_TIMING.match(str(key)))
+
+def save_results(results: dict, run_dir) -> Path:
+    "Write a run's `timings.json` (the timing keys), then its `results.json` (the rest), atomically; returns the "
+    "latter."
+    rd = run_dir if isinstance(run_dir, RunDir) else RunDir(run_dir)
+    check(isinstance(results, dict), f"save_results: results must be a dict, got {type(results).__name__}")
+    save_json({k: v for k, v in results.items() if is_timing(k)}, rd.timings_file)
+    return save_json({k: v for k, v in results.items() if not is_timing(k)}, rd.results_file)

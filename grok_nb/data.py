@@ -10,7 +10,8 @@ from typing import Iterable, Iterator, Callable, Sequence
 import numpy as np
 import torch
 from fastcore.basics import patch
-from .core import GrokError, check, atomic_write, iter_jsonl
+from .core import (GrokError, check, atomic_write, iter_jsonl, read_error, load_json, save_json,
+    sha256_file, log_once, hub_online, hub_error)
 
 # %% auto #0
 __all__ = ['SPECIAL_TOKENS', 'text_source', 'train_tokenizer', 'load_tokenizer', 'encode_documents', 'is_lossless',
@@ -27,10 +28,15 @@ def _read_jsonl_texts(path: Path, text_field: str) -> Iterator[str]:
         yield obj[text_field]
 
 def _read_txt(path: Path) -> Iterator[str]:
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for block in f.read().split("\n\n"):
-            if block.strip(): yield block.strip("\n")
+    "Blank-line separated documents; a bad gzip stream or invalid UTF-8 names the file (and the line)."
+    import zlib
+    try:
+        with (gzip.open if path.name.endswith(".gz") else open)(path, "rb") as f: raw = f.read()
+    except (EOFError, OSError, zlib.error) as e: raise read_error(path, e) from e
+    try: text = raw.decode("utf-8")
+    except UnicodeDecodeError as e: raise read_error(path, e, line=raw[: e.start].count(b"\n") + 1) from e
+    for block in text.replace("\r\n", "\n").replace("\r", "\n").split("\n\n"):     # universal newlines
+        if block.strip(): yield block.strip("\n")
 
 _TEXT_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".jsonl.gz", ".json.gz")
 
@@ -45,6 +51,7 @@ def text_source(spec, text_field: str = "text", limit: int | None = None, revisi
         elif isinstance(spec, str) and spec.startswith("hf:"):
             parts = spec[3:].split(":")
             check(1 <= len(parts) <= 2 and parts[0], f"hf source must be 'hf:<name>[:<config>]', got {spec!r}")
+            if not hub_online(): raise hub_error("dataset", spec)
             import datasets
 
             ds = datasets.load_dataset(
@@ -79,6 +86,27 @@ def _corpus_hash(texts: Sequence[str]) -> str:
         h.update(b"\x00")
     return h.hexdigest()[:16]
 
+_TOK_MANIFEST = "grok_nb_cache.json"
+
+def _cached_tokenizer(cache: Path):
+    """The tokenizer cached in `cache`, or None when there is none. An entry whose files do not match their recorded
+    hashes, or that does not load, is removed (said once), so that the caller rebuilds it."""
+    from transformers import PreTrainedTokenizerFast
+    if not cache.exists(): return None
+    try:
+        mf = cache/_TOK_MANIFEST
+        if mf.exists():                                               # entries written before the hashes had none
+            for name, want in load_json(mf)["files"].items():
+                got = sha256_file(cache/name) if (cache/name).is_file() else "missing"
+                check(got == want, f"{cache/name}: sha256 {got} does not match the recorded {want}")
+        check((cache/"tokenizer.json").is_file(), f"{cache}: no tokenizer.json")
+        return PreTrainedTokenizerFast.from_pretrained(cache)
+    except Exception as e:
+        log_once(f"tokenizer cache {cache} is corrupt ({str(e).splitlines()[0][:160]}): removed, rebuilding it",
+                 key=f"tokcache:{cache}")
+        shutil.rmtree(cache, ignore_errors=True)
+        return None
+
 def train_tokenizer(
     texts: Iterable[str],
     vocab_size: int,
@@ -100,8 +128,8 @@ def train_tokenizer(
         )
     else: check(vocab_size > n_special, f"train_tokenizer: vocab_size={vocab_size} too small (need > {n_special})")
     cache = Path(cache_dir) / f"{kind}-{vocab_size}-{_corpus_hash(texts)}" if cache_dir else None
-    if cache is not None and (cache/"tokenizer.json").exists():
-        return PreTrainedTokenizerFast.from_pretrained(cache)
+    cached = _cached_tokenizer(cache) if cache is not None else None
+    if cached is not None: return cached
     specials = list(SPECIAL_TOKENS.values())
     if kind == "bpe":
         tok = Tokenizer(models.BPE(unk_token=None))
@@ -119,18 +147,42 @@ def train_tokenizer(
     tok.train_from_iterator(texts, trainer=trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, **SPECIAL_TOKENS)
     if cache is not None:
-        tmp = Path(tempfile.mkdtemp(prefix=".tok-", dir=cache.parent if cache.parent.exists() else None))
-        fast.save_pretrained(tmp)
         cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".tok-", dir=cache.parent))
+        fast.save_pretrained(tmp)
+        save_json({"files": {f.name: sha256_file(f) for f in sorted(tmp.iterdir()) if f.is_file()}}, tmp/_TOK_MANIFEST)
         try: os.replace(tmp, cache)
         except OSError: shutil.rmtree(tmp, ignore_errors=True)  # another process won the race
     return fast
 
 # %% ../nbs/01_data.ipynb #01ad7bf7
+def _looks_like_path(s: str) -> bool:
+    "A spelling only a local path has: absolute, `./`, `../`, `~`, or more than one `/` (a hub id is `org/name`)."
+    return (
+        s.startswith(("/", "./", "../", "~")) or s in (".", "..") or s.count("/") > 1 or (os.sep != "/" and os.sep in s)
+    )
+
 def load_tokenizer(name_or_path: str, **kwargs):
-    "A pretrained tokenizer through `transformers.AutoTokenizer` (hub name or local folder)."
+    """A pretrained tokenizer through `transformers.AutoTokenizer`: a local folder, or a hub name (from the local
+    hub cache when the hub cannot be reached). Errors name the folder or the name, and say what to do."""
     from transformers import AutoTokenizer
-    return AutoTokenizer.from_pretrained(name_or_path, **kwargs)
+    check(isinstance(name_or_path, (str, os.PathLike)) and str(name_or_path).strip(),
+          f"load_tokenizer: need a folder or a hub name, got {name_or_path!r}")
+    s = str(name_or_path)
+    p = Path(s).expanduser()
+    if p.exists():
+        check(p.is_dir(), f"tokenizer {s!r}: {p} is a file, not a tokenizer folder")
+        try: return AutoTokenizer.from_pretrained(str(p), **kwargs)
+        except Exception as e:
+            raise GrokError(f"{p}: not a tokenizer folder ({type(e).__name__}: {str(e).splitlines()[0][:160]})") from e
+    check(not _looks_like_path(s), f"tokenizer {s!r}: no such folder ({p.resolve()})")
+    if not hub_online():
+        try: return AutoTokenizer.from_pretrained(s, **{**kwargs, "local_files_only": True})
+        except Exception: raise hub_error("tokenizer", s) from None
+    try: return AutoTokenizer.from_pretrained(s, **kwargs)
+    except Exception as e:
+        raise GrokError(f"tokenizer {s!r}: no such local folder, and the hub has no such tokenizer "
+                        f"({type(e).__name__}: {str(e).splitlines()[0][:160]})") from e
 
 # %% ../nbs/01_data.ipynb #7f8af8fe
 def _encodings(tokenizer, docs: list[str]) -> tuple[list, list]:

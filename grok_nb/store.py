@@ -11,7 +11,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from .core import GrokError, check, atomic_write, atomic_path, save_json, load_json, sha256_file
+from grok_nb.core import (GrokError, check, atomic_write, atomic_path, save_json, load_json, sha256_file, log_once,
+    read_error)
 from .data import text_source, encode_documents, decode_tokens, is_lossless, _epoch_order, TokenStream
 
 # %% auto #0
@@ -104,7 +105,7 @@ class IndexedDataset:
         return f"IndexedDataset({self.prefix}, {len(self)} sequences, {self.n_tokens} tokens, {self.dtype})"
 
 # %% ../nbs/01b_store.ipynb #bca957af
-STORE_FORMAT = "grok_nb-token-store/1"
+STORE_FORMAT = "grok_nb-token-store/2"  # 2: the per-document index.npy; a new layout gets a new cache key
 
 def tokenizer_fingerprint(tokenizer) -> str:
     "sha256 (16 hex) of a tokenizer's full serialization (vocabulary, merges, normalizers, special tokens)."
@@ -156,7 +157,15 @@ class _ShardWriter:
         self.folder, self.name, self.dtype = folder, name, np.dtype(dtype)
         self._tok = open(folder / f"{name}.bin.tmp", "wb")
         self._chr = open(folder / f"{name}.chars.tmp", "wb")
-        self.sizes, self.docs, self.digests, self.far, self.n_tokens, self.first = [], [], [], [], 0, None
+        self.sizes, self.docs, self.digests, self.far, self.n_tokens, self.n_docs, self.first = (
+            [],
+            [],
+            [],
+            [],
+            0,
+            0,
+            None,
+        )
     def add(self, ch: dict, k: int | None = None):
         "Append the first `k` documents of an encoded chunk (all by default)."
         k = len(ch["lengths"]) if k is None else k
@@ -166,8 +175,9 @@ class _ShardWriter:
         far = ch["far"][ch["far"][:, 0] < t]
         self.far.append(far + np.array([self.n_tokens, 0]))
         if self.first is None: self.first = ch["first"]
-        self.sizes += ch["lengths"][:k].tolist()
-        self.docs += [(ch["first"] + i, int(c)) for i, c in enumerate(ch["doc_chars"][:k])]
+        self.sizes.append(ch["lengths"][:k].astype(np.int32))             # compact arrays, not Python lists
+        self.docs.append(np.stack([ch["first"] + np.arange(k), ch["doc_chars"][:k]], 1).astype(np.int64))
+        self.n_docs += k
         self.digests.append(ch["digests"][:16 * k])
         self.n_tokens += t
     def close(self) -> dict:
@@ -176,7 +186,7 @@ class _ShardWriter:
             os.fsync(f.fileno())
             f.close()
         base = self.folder / self.name
-        sizes = np.asarray(self.sizes, np.int64)
+        sizes = np.concatenate(self.sizes).astype(np.int64) if self.sizes else np.zeros(0, np.int64)
         with atomic_write(base.with_suffix(".idx"), "wb") as f:
             pointers = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64) * self.dtype.itemsize
             f.write(INDEX_MAGIC + struct.pack("<QBQQ", 1, _CODE_OF[self.dtype], len(sizes), len(sizes) + 1))
@@ -186,7 +196,7 @@ class _ShardWriter:
                 + np.arange(len(sizes) + 1, dtype=np.int64).tobytes()
             )
         with atomic_path(self.folder / f"{self.name}.docs.npy") as p:
-            np.save(p, np.asarray(self.docs, np.int64).reshape(-1, 2))
+            np.save(p, np.concatenate(self.docs) if self.docs else np.zeros((0, 2), np.int64))
         with atomic_write(self.folder / f"{self.name}.digest", "wb") as f: f.write(b"".join(self.digests))
         far = np.concatenate(self.far) if self.far else np.zeros((0, 2), np.int64)
         with atomic_path(self.folder / f"{self.name}.charsx.npy") as p: np.save(p, far.astype(np.int64))
@@ -203,16 +213,48 @@ class _ShardWriter:
 
 _SHARD_SUFFIXES = (".bin", ".idx", ".chars", ".charsx.npy", ".docs.npy", ".digest")
 
+# %% ../nbs/01b_store.ipynb #533f3414
+def _write_index(folder: Path, shards: list[dict]) -> str:
+    """`index.npy`: one row per document of the whole store — token start, length, characters, source number — so a
+    reader memory-maps it instead of holding per-document arrays; returns its sha256."""
+    n = sum(r["n_docs"] for r in shards)
+    with atomic_path(folder / "index.npy") as p:
+        out = np.lib.format.open_memmap(p, mode="w+", dtype=np.int64, shape=(n, 4))   # filled shard by shard
+        base = row = 0
+        for r in shards:
+            ds = IndexedDataset(folder / r["name"])
+            docs = np.load(folder / f"{r['name']}.docs.npy")
+            k = len(ds)
+            out[row:row + k, 0] = base + np.asarray(ds.pointers, np.int64) // ds.dtype.itemsize
+            out[row:row + k, 1], out[row:row + k, 2], out[row:row + k, 3] = ds.sizes, docs[:, 1], docs[:, 0]
+            base, row = base + ds.n_tokens, row + k
+        out.flush()
+        del out
+    return sha256_file(folder / "index.npy")
+
+# %% ../nbs/01b_store.ipynb #76ce2c4b
+def _bounded_imap(pool, fn, items, window: int):
+    "`pool.imap(fn, items)` with at most `window` items in flight, so a fast reader never queues the whole corpus."
+    pending = []
+    for it in items:
+        pending.append(pool.apply_async(fn, (it,)))
+        if len(pending) >= window: yield pending.pop(0).get()
+    for p in pending: yield p.get()
+
 # %% ../nbs/01b_store.ipynb #7e2b2d67
 def _progress(folder: Path) -> list[dict]:
-    "The complete shards of a partial build, after checking their files' hashes; unlisted files are removed."
+    """The complete shards of a partial build, after checking their files' hashes: from the first shard that is missing
+    or changed on, shards are dropped (said once) and built again; unlisted files are removed."""
     prog = load_json(folder / "progress.json")["shards"] if (folder / "progress.json").exists() else []
-    for rec in prog:
-        for s, sha in rec["sha256"].items():
-            f = folder / f"{rec['name']}{s}"
-            check(f.exists() and sha256_file(f) == sha,
-                  f"{f}: listed as complete in {folder / 'progress.json'} but missing or changed; delete {folder} to "
-                  "rebuild")
+    for k, rec in enumerate(prog):
+        bad = [f"{rec['name']}{s}" for s, sha in rec["sha256"].items()
+               if not (folder / f"{rec['name']}{s}").exists() or sha256_file(folder / f"{rec['name']}{s}") != sha]
+        if bad:
+            log_once(f"{folder / bad[0]}: listed as complete in {folder / 'progress.json'} but missing or changed: "
+                     f"shards from {rec['name']} on are built again", key=f"store-partial:{folder}")
+            prog = prog[:k]
+            save_json({"shards": prog}, folder / "progress.json")
+            break
     keep = {f"{r['name']}{s}" for r in prog for s in _SHARD_SUFFIXES} | {"progress.json"}
     for f in folder.iterdir():
         if f.name not in keep: f.unlink() if f.is_file() else shutil.rmtree(f)
@@ -235,7 +277,12 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
             "text_field": text_field, "tokenizer": tokenizer_fingerprint(tokenizer), "add_eos": add_eos}
     key = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
     final, part = Path(root) / key, Path(root) / f"{key}.partial"
-    if (final / "manifest.json").exists(): return TokenStore(final, tokenizer)
+    if (final / "manifest.json").exists():
+        try: return TokenStore(final, tokenizer)
+        except (GrokError, OSError, ValueError) as e:                # a corrupt cache entry: removed and rebuilt
+            log_once(f"token store {final} is corrupt ({str(e).splitlines()[0][:160]}): removed, rebuilding it",
+                     key=f"store:{final}")
+            shutil.rmtree(final, ignore_errors=True)
     part.mkdir(parents=True, exist_ok=True)
     shards = _progress(part)
     n_done = sum(r["n_docs"] for r in shards)
@@ -248,7 +295,7 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
     bar = tqdm(total=max_tokens, initial=n_tok, unit="tok", unit_scale=True, disable=not progress, desc="store")
     writer, full, n_docs_seen = None, False, n_done
     try:
-        for ch in (pool.imap(_encode_chunk, chunks) if pool else map(_encode_chunk, chunks)):
+        for ch in (_bounded_imap(pool, _encode_chunk, chunks, 2 * n_proc) if pool else map(_encode_chunk, chunks)):
             k = len(ch["lengths"])
             if max_tokens is not None:
                 fits = np.flatnonzero(n_tok + np.cumsum(ch["lengths"]) > max_tokens)
@@ -278,6 +325,7 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
           + (f" within max_tokens={max_tokens}" if max_tokens else " (empty source)"))
     h = hashlib.sha256()
     for r in shards: h.update((part / f"{r['name']}.digest").read_bytes())
+    index = _write_index(part, shards)
     save_json(
         {
             **meta,
@@ -288,6 +336,7 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
             "n_tokens": n_tok,
             "token_sha": h.hexdigest(),
             "shards": shards,
+            "index_sha256": index,
         },
         part / "manifest.json",
     )
@@ -298,6 +347,11 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
     return TokenStore(final, tokenizer)
 
 # %% ../nbs/01b_store.ipynb #65504158
+def _load_npy(f) -> np.ndarray:
+    "A `.npy` array (never a pickle); a bad file names itself."
+    try: return np.load(f, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e: raise read_error(f, e) from e
+
 class TokenStore:
     "A token store on disk (see above): the corpus interface of `TokenStream`, memory-mapped."
     def __init__(self, path, tokenizer=None, verify: bool = True):
@@ -328,21 +382,22 @@ class TokenStore:
                   f"{rec['n_tokens']}")
             chars_size = Path(f"{base}.chars").stat().st_size
             check(chars_size == ds.n_tokens, f"{base}.chars: {chars_size} bytes, expected {ds.n_tokens}")
-            far = np.load(f"{base}.charsx.npy")
+            far = _load_npy(f"{base}.charsx.npy")
             check(far.ndim == 2 and far.shape[1] == 2, f"{base}.charsx.npy: shape {far.shape}, expected (n, 2)")
-            dd = np.load(f"{base}.docs.npy")
-            check(dd.shape == (len(ds), 2), f"{base}.docs.npy: shape {dd.shape}, expected ({len(ds)}, 2)")
             chars = np.memmap(f"{base}.chars", np.uint8, "r") if ds.n_tokens else np.zeros(0, np.uint8)
             self._shards.append((ds, chars, far))
-            docs.append(dd)
-        self.lengths = np.concatenate([ds.sizes.astype(np.int64) for ds, _, _ in self._shards])
         self.base = np.r_[0, np.cumsum([ds.n_tokens for ds, _, _ in self._shards])].astype(np.int64)
-        self.starts = np.concatenate(
-            [b + ds.pointers // ds.dtype.itemsize for b, (ds, _, _) in zip(self.base, self._shards)]
-        )
-        docs = np.concatenate(docs)
-        self.source_docs, self.doc_chars = docs[:, 0], docs[:, 1]
-        check(int(self.lengths.sum()) == self.n_tokens, f"{mf}: field 'n_tokens' {self.n_tokens} != the shards' sum")
+        ix = self.path / "index.npy"
+        if verify:
+            got = sha256_file(ix)
+            check(got == m["index_sha256"], f"{ix}: sha256 {got[:12]}… does not match the manifest's "
+                  f"{m['index_sha256'][:12]}…")
+        index = np.load(ix, mmap_mode="r")                            # memory-mapped: nothing per document in RAM
+        check(index.shape == (self.n_docs, 4), f"{ix}: shape {index.shape}, expected ({self.n_docs}, 4)")
+        self.starts, self.lengths, self.doc_chars, self.source_docs = (index[:, k] for k in range(4))
+        check(int(self.starts[-1] + self.lengths[-1]) == self.n_tokens,
+              f"{ix}: the last document ends at {int(self.starts[-1] + self.lengths[-1])}, not at n_tokens "
+              f"{self.n_tokens}")
 
     def __repr__(self):
         return (f"TokenStore({self.path.name}: {self.n_docs:,} docs, {self.n_tokens:,} tokens, "

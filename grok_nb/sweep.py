@@ -4,20 +4,24 @@
 
 # %% ../nbs/90_sweep.ipynb #daec5f1b
 from __future__ import annotations
-import os, sys, ast, json, time, fcntl, itertools, argparse, contextlib, traceback
+import os, sys, ast, json, time, fcntl, shutil, signal, itertools, argparse, contextlib, traceback
 from pathlib import Path
 from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 from .core import (GrokError, check, run_id, save_json, load_json, atomic_write, PROJECT_ROOT, RunDir,
-    make_run_dir)
+    make_run_dir, runs_root, figures_root, workspace)
+from grok_nb.params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathSpec, type_ok, check_params,
+    resolve_paths)
+from .status import run_status, _try_lock, _failure, _attempts
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'RUNS_DIR', 'GROKKING_DESIGN', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid', 'studies_dir',
-           'study_notebook', 'study_defaults', 'resolve_params', 'run_path', 'run_status', 'run_study', 'sweep',
-           'load_runs', 'run_plan', 'study_params', 'open_run', 'demo_grokking', 'demo_emergence',
-           'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'save_summary', 'run_reports', 'demo',
-           'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs', 'run_profile', 'parse_params', 'main']
+__all__ = ['STUDIES_DIR', 'PARAM_RULES', 'GROKKING_DESIGN', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid',
+           'studies_dir', 'study_notebook', 'study_defaults', 'study_rules', 'resolve_params', 'run_path', 'run_study',
+           'sweep', 'load_runs', 'run_plan', 'study_params', 'open_run', 'demo_grokking', 'demo_emergence',
+           'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'save_summary', 'table_values',
+           'publish_summaries', 'run_reports', 'demo', 'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs',
+           'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -29,11 +33,10 @@ def grid(*explicit: dict, **axes) -> list[dict]:
 
 # %% ../nbs/90_sweep.ipynb #34a60246
 STUDIES_DIR = PROJECT_ROOT / "nbs" / "studies"
-RUNS_DIR = PROJECT_ROOT / "runs"
 
 def studies_dir() -> Path:
     "Where study notebooks live: `nbs/studies`, or `$GROK_NB_STUDIES_DIR`."
-    return Path(os.environ.get("GROK_NB_STUDIES_DIR", STUDIES_DIR))
+    return Path(os.environ.get("GROK_NB_STUDIES_DIR", STUDIES_DIR)).expanduser().resolve()
 
 # %% ../nbs/90_sweep.ipynb #dff15707
 def study_notebook(study: str) -> Path:
@@ -57,92 +60,141 @@ def study_defaults(study: str) -> dict:
     return out
 
 # %% ../nbs/90_sweep.ipynb #690d9862
-def _type_ok(default, value) -> bool:
-    if default is None or value is None: return True
-    if isinstance(default, bool): return isinstance(value, bool)
-    if isinstance(default, float): return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if isinstance(default, int): return isinstance(value, int) and not isinstance(value, bool)
-    if isinstance(default, (list, tuple)): return isinstance(value, (list, tuple))
-    return isinstance(value, type(default))
+def _presets(prefix: str = "") -> list[str]:
+    from grok_nb.models import PRESETS
+    return sorted(k for k in PRESETS if k.startswith(prefix))
 
-def resolve_params(study: str, params: dict, defaults: dict | None = None) -> dict:
-    "Defaults overlaid with `params`, validated (unknown names, wrong types); `run_dir` is reserved."
+def _archs():
+    from grok_nb.mixers import ARCHS
+    return ARCHS
+
+def _tasks():
+    from grok_nb.emergence import TASKS
+    return sorted(TASKS)
+
+def _rel(pred, allowed: str) -> Rule: return Rule(pred, allowed)
+
+_POS, _NN = Int(1), Int(0)
+_DEVICE = Rule(lambda v, p: v.split(":")[0] in ("auto", "cpu", "cuda", "mps"), "'auto', 'cpu', 'cuda[:n]' or 'mps'")
+_LR, _FRAC, _SHARE = Num(0, lo_open=True), Num(0, 1), Num(0, 1, lo_open=True)
+_COMMON = dict(seed=_NN, steps=_POS, lr=_LR, batch_size=_POS, seq_len=Int(2), device=_DEVICE, nproc=_POS,
+               weight_decay=Num(0), warmup=_NN)
+
+PARAM_RULES: dict[str, dict[str, Rule]] = {
+    "grokking": dict(
+        corpus=PathSpec(specials=("embedded",)), pairs=PathSpec(specials=("embedded",)),
+        phenomena=ListOf(Str(), unique=True), preset=OneOf(_presets),
+        tokenizer=PathSpec(specials=("auto",), prefixes=(), hub_names=True), vocab_size=Int(5), n_docs=Opt(_POS),
+        n_per_phenomenon=_POS, zipf=Num(0, lo_open=True), n_nouns=Opt(_POS), raising_share=_FRAC, n_exposures=_NN,
+        exposure_window=_SHARE, match_tolerance=Num(0), stratum_width=Num(0, lo_open=True), max_tokens=Opt(_POS),
+        tokenizer_sample_docs=_POS, data_procs=_POS, checkpoint_every=_POS, dense_until=Opt(_POS),
+        late_every=Opt(_POS), threshold=_SHARE, smooth=_POS, n_null=_POS, n_boot=_NN, analysis_pairs=Int(2),
+        analysis_every=_POS, concept_layer=Opt(_NN), concept_pool=OneOf("phrase", "last"), top_k=_POS,
+        head_window=Num(0, lo_open=True)),
+    "emergence": dict(
+        suite=OneOf("local", "pythia", "polypythia"), sizes=ListOf(Str(), unique=True)
+        & _rel(lambda v, p: p["suite"] != "local" or set(v) <= set(_presets("pythia-")),
+               "local-suite sizes among the pythia-* presets"),
+        seeds=ListOf(_NN, unique=True), tasks=Dict(OneOf(_tasks), Dict(Str()), min_len=1)
+        & _rel(lambda v, p: all(Opt(_SHARE).ok(s.get("threshold")) for s in v.values()), "task thresholds in (0, 1]"),
+        pass_threshold=_SHARE, n_prompts=_POS, coarse=_POS, top_k=_POS, patch_span=_POS,
+        checkpoint_every=Opt(_POS), tokenizer=OneOf("word", "bpe"), vocab_size=Int(5), n_docs=_POS, p_base=_FRAC,
+        story_rates=Dict(OneOf("p_repeat", "p_list", "p_pattern", "p_ioi"), _FRAC), corpus_seed=_NN,
+        suite_dir=Opt(PathSpec(prefixes=(), exists=False)), hub_root=Opt(PathSpec(prefixes=())),
+        hub_cache=Opt(PathSpec(prefixes=(), exists=False)), hub_steps=Opt(ListOf(_NN, unique=True)),
+        curve_steps=Opt(ListOf(_NN, unique=True))),
+    "sparse_attention": dict(
+        task=OneOf("linear_map", "cellular_automaton"), n_cells=Int(2), n_states=Int(2),
+        sparsity=_POS & _rel(lambda v, p: v <= p["n_cells"], "at most n_cells"), n_colours=Int(2),
+        n_rules=_POS & _rel(lambda v, p: v == 1 or p["n_states"] > 2, "1 unless n_states > 2"),
+        window=_POS & _rel(lambda v, p: v <= p["n_cells"], "at most n_cells"), blind=Opt(OneOf(True, False)),
+        task_seed=Opt(_NN), arch=OneOf(_archs), n_layers=_POS, n_heads=_POS, d_head=_POS,
+        bias_strength=Num(0) & _rel(lambda v, p: v == 0 or (p["arch"] == "transformer" and p["nproc"] == 1),
+                                    "0 unless arch is 'transformer' and nproc is 1"),
+        bias_heads=_rel(lambda v, p: v in (None, "all") or (Int(1).ok(v) and v <= p["n_heads"]),
+                        "None, 'all' or an int in [1, n_heads]"),
+        pretrain=OneOf("none", "dyck", "nca"), pretrain_steps=_NN, eval_every=_POS, eval_batch=_POS),
+    "compartments": dict(
+        size=OneOf(lambda: _presets("gpt-")), c=_POS, translation_fraction=Num(0, 1, hi_open=True),
+        infonce_weight=Num(0), infonce_layer=_NN, infonce_tau=Num(0, lo_open=True),
+        init=OneOf("random", "duplicate", "posthoc"), pretrain_steps=Opt(_POS),
+        case=OneOf("none", "bilingual", "bio_qa"),
+        corpus=PathSpec(specials=("embedded", "english", "zh", "joint", "bio", "qa"))
+        & _rel(lambda v, p: {"bilingual": v in ("embedded", "zh"), "bio_qa": v in ("joint", "bio", "qa")}.get(
+            p["case"], v not in ("zh", "joint", "bio", "qa")), "for case 'bilingual' 'embedded' or 'zh', for 'bio_qa' "
+            "'joint', 'bio' or 'qa', else 'embedded', 'english' or a file or folder"),
+        tokenizer=OneOf("shared", "disjoint"),
+        proportions=Opt(ListOf(Num(0)) & _rel(lambda v, p: len(v) == p["c"] and sum(v) > 0,
+                                              "c of them, with a positive sum")),
+        base_vocab=Int(5), n_docs=_POS, n_valid=_POS,
+        n_people=_POS, eval_every=_POS, targets=Opt(ListOf(Num(0, lo_open=True))), align_layer=Opt(_NN),
+        n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False))),
+}
+
+# %% ../nbs/90_sweep.ipynb #967c2bc4
+def study_rules(study: str) -> dict[str, Rule]:
+    """The rules of `study`'s parameters: the common ones (seed, steps, lr, ... where the study has them) and its own
+    row of `PARAM_RULES`. Parameters without a rule get the type check only."""
+    return {**_COMMON, **PARAM_RULES.get(study, {})}
+
+# %% ../nbs/90_sweep.ipynb #d491c8d5
+def resolve_params(study: str, params: dict, defaults: dict | None = None, cwd=None) -> dict:
+    """Defaults overlaid with `params`, after `check_params` (unknown names, wrong types, values out of range) and
+    with path parameters made absolute against `cwd` (the caller's working directory); `run_dir` is reserved."""
     defaults = study_defaults(study) if defaults is None else defaults
-    for k, v in params.items():
-        check(k != "run_dir", f"study {study!r}: 'run_dir' is set by the sweep, not a parameter")
-        check(
-            k in defaults,
-            f"study {study!r}: unknown parameter {k!r}; known: "
-            f"{', '.join(sorted(k for k in defaults if k != 'run_dir'))}",
-        )
-        check(
-            _type_ok(defaults[k], v),
-            f"study {study!r}: parameter {k!r} must be of type {type(defaults[k]).__name__} "
-            f"(default {defaults[k]!r}), got {type(v).__name__} {v!r}",
-        )
-    return {**{k: v for k, v in defaults.items() if k != "run_dir"}, **params}
+    check("run_dir" not in params, f"study {study!r}: 'run_dir' is set by the sweep, not a parameter")
+    rules = study_rules(study)
+    full = check_params(study, resolve_paths(params, rules, cwd), defaults, rules)
+    return {k: v for k, v in full.items() if k != "run_dir"}
 
 # %% ../nbs/90_sweep.ipynb #f857b3da
 def run_path(study: str, full_params: dict, runs_dir=None) -> Path:
-    return Path(runs_dir or RUNS_DIR) / study / run_id(study, full_params)
+    "`<runs_dir>/<study>/<run-id>/` (`runs_dir` defaults to `core.runs_root()`: where the user works)."
+    return Path(runs_dir or runs_root()).expanduser().resolve() / study / run_id(study, full_params)
 
-# %% ../nbs/90_sweep.ipynb #ec4e3730
-def run_status(path: Path) -> str:
-    if (path/"results.json").exists(): return "finished"
-    if (path/"status.json").exists(): return load_json(path/"status.json").get("status", "unknown")
-    return "new"
+# %% ../nbs/90_sweep.ipynb #b2f4be4d
+_QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]        # no start-up warnings from every kernel
 
-# %% ../nbs/90_sweep.ipynb #393a0a1d
-@contextlib.contextmanager
-def _try_lock(path: Path):
-    path.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path/".lock", os.O_CREAT | os.O_RDWR, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            got = True
-        except BlockingIOError:
-            got = False
-        yield got
-    finally: os.close(fd)
-
-def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = False, log_output: bool = False) -> dict:
-    "Execute one study run with papermill (skipping it when finished or locked); returns its status record."
-    import papermill
+def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = False, log_output: bool = False,
+              progress: bool = False) -> dict:
+    """Execute one study run with papermill (skipping it when finished, failed without `retry_failed`, or locked);
+    returns its status record. The kernel is told the caller's workspace (`GROK_NB_WORKSPACE`), so its caches go
+    where the user works, and gets `PYTHONHASHSEED=0` unless one is set (string hashing, hence set order, is then the
+    same in every execution); `progress` shows one bar over the notebook's cells, `log_output` streams its output."""
+    import papermill, platform
     full = resolve_params(study, params)
     path = run_path(study, full, runs_dir)
+    ws = str(workspace())
     with _try_lock(path) as got:
         if not got: return {"run_id": path.name, "status": "locked", "path": str(path)}
-        st = run_status(path)
+        st = run_status(path)                           # we hold the lock: a 'running' status is a dead run's
         if st == "finished" or (st == "failed" and not retry_failed):
             return {"run_id": path.name, "status": st, "path": str(path), "skipped": True}
-        save_json({"status": "running", "pid": os.getpid(), "started": time.time(), "params": full}, path/"status.json")
-        t0 = time.time()
+        for f in path.glob(".*.tmp"): f.unlink(missing_ok=True)   # atomic-write debris of a killed attempt
+        prev = _attempts(path)
+        save_json({"status": "running", "pid": os.getpid(), "host": platform.node(), "started": time.time(),
+                   "params": full, "attempts": prev}, path/"status.json")
+        t0, old = time.time(), {k: os.environ.get(k) for k in ("GROK_NB_WORKSPACE", "PYTHONHASHSEED")}
+        os.environ["GROK_NB_WORKSPACE"] = ws
+        os.environ.setdefault("PYTHONHASHSEED", "0")            # set and dict-of-str orders are the same every time
         try:
-            papermill.execute_notebook(
-                str(study_notebook(study)),
-                str(path / "run.ipynb"),
-                parameters={**full, "run_dir": str(path)},
-                cwd=str(studies_dir()),
-                kernel_name="python3",
-                progress_bar=False,
-                log_output=log_output,
-            )
-            check(
-                (path / "results.json").exists(),
-                f"{study_notebook(study)} finished without writing {path / 'results.json'}",
-            )
+            papermill.execute_notebook(str(study_notebook(study)), str(path / "run.ipynb"),
+                                       parameters={**full, "run_dir": str(path)}, cwd=str(studies_dir()),
+                                       kernel_name="python3", progress_bar=progress, log_output=log_output,
+                                       extra_arguments=_QUIET_KERNEL)
+            check((path / "results.json").exists(),
+                  f"{study_notebook(study)} finished without writing {path / 'results.json'}")
             rec = {"status": "finished", "seconds": time.time() - t0}
-        except Exception as e:
-            cell = getattr(e, "source", None)
-            rec = {
-                "status": "failed",
-                "seconds": time.time() - t0,
-                "error": f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', str(e))}"[:2000],
-                "cell": (cell or "")[:2000],
-                "exec_count": getattr(e, "exec_count", None),
-            }
-        save_json({**rec, "params": full}, path/"status.json")
+        except (Exception, KeyboardInterrupt) as e:
+            rec = _failure(e, path / "run.ipynb", time.time() - t0)
+            if isinstance(e, KeyboardInterrupt):
+                save_json({**rec, "params": full, "attempts": prev}, path/"status.json")
+                raise
+        finally:
+            for k, v in old.items():
+                if v is None: os.environ.pop(k, None)
+                else: os.environ[k] = v
+        save_json({**rec, "params": full, "attempts": prev}, path/"status.json")
         return {"run_id": path.name, "path": str(path), **rec}
 
 # %% ../nbs/90_sweep.ipynb #c6b9ecb3
@@ -179,46 +231,27 @@ def _run_jobs(
             out[futs[f]] = {"study": jobs[futs[f]][0], **f.result()}
     return out
 
-def sweep(
-    study: str,
-    runs: list[dict],
-    executor: str = "local",
-    workers: int = 1,
-    retry_failed: bool = False,
-    runs_dir=None,
-    progress: bool = True,
-    slurm: dict | None = None,
-    cluster: str | None = None,
-    threads: int | None = None,
-) -> pd.DataFrame:
+def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 1, retry_failed: bool = False,
+          runs_dir=None, progress: bool = True, slurm: dict | None = None, cluster: str | None = None,
+          threads: int | None = None) -> pd.DataFrame:
     """Run every parameter set of `runs` (see `grid`); returns one row per run with its status.
     With `workers > 1` each worker's kernels get `threads` threads (default: the cores divided among the workers)."""
     check(executor in ("local", "submitit"), f"sweep: executor must be 'local' or 'submitit', got {executor!r}")
     check(isinstance(workers, int) and workers >= 1, f"sweep: workers must be an integer >= 1, got {workers!r}")
     defaults = study_defaults(study)
-    for p in runs: resolve_params(study, p, defaults)                      # refuse bad parameters before any run starts
+    runs = [resolve_params(study, p, defaults) for p in runs]     # refuse bad parameters before any run starts
     if executor == "local":
-        results = [
-            {k: v for k, v in r.items() if k != "study"}
-            for r in _run_jobs(
-                [(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress
-            )
-        ]
+        results = [{k: v for k, v in r.items() if k != "study"} for r in _run_jobs(
+            [(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress)]
     else:
         import submitit
-        folder = Path(runs_dir or RUNS_DIR) / "_submitit"
+        folder = Path(runs_dir or runs_root()) / "_submitit"
         ex = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
         sl = {"timeout_min": 60, **(slurm or {})}
         ex.update_parameters(
-            **(
-                {
-                    k: v
-                    for k, v in sl.items()
-                    if k in ("timeout_min", "gpus_per_node", "cpus_per_task", "nodes", "tasks_per_node")
-                }
-            ),
-            **{f"slurm_{k}": v for k, v in sl.items() if k in ("partition", "account", "qos", "constraint")},
-        )
+            **{k: v for k, v in sl.items() if k in ("timeout_min", "gpus_per_node", "cpus_per_task", "nodes",
+                                                   "tasks_per_node")},
+            **{f"slurm_{k}": v for k, v in sl.items() if k in ("partition", "account", "qos", "constraint")})
         jobs = ex.map_array(run_study, [study] * len(runs), runs, [runs_dir] * len(runs), [retry_failed] * len(runs))
         results = [j.result() for j in tqdm(jobs, desc=f"sweep {study} ({ex.cluster})", disable=not progress)]
     df = pd.DataFrame(results)
@@ -228,8 +261,9 @@ def sweep(
 
 # %% ../nbs/90_sweep.ipynb #5fc04d6c
 def load_runs(study: str, runs_dir=None) -> pd.DataFrame:
-    "One tidy row per run of `study`: run_id, status, parameters (`p_<name>`), scalar results (flattened)."
-    root = Path(runs_dir or RUNS_DIR) / study
+    """One tidy row per run of `study`: run_id, status, parameters (`p_<name>`), scalar results and timings
+    (`r_<name>`, flattened)."""
+    root = Path(runs_dir or runs_root()) / study
     rows = []
     for d in sorted(root.glob("*")) if root.exists() else []:
         if not d.is_dir() or d.name.startswith("_"): continue
@@ -238,10 +272,10 @@ def load_runs(study: str, runs_dir=None) -> pd.DataFrame:
             load_json(d / "params.json").get("params", {}) if (d / "params.json").exists() else {}
         )
         row = {"run_id": d.name, "status": run_status(d), "path": str(d), **{f"p_{k}": v for k, v in params.items()}}
-        if (d/"results.json").exists():
-            flat = pd.json_normalize(load_json(d/"results.json"), sep=".").iloc[0].to_dict()
-            row.update({f"r_{k}": v for k, v in flat.items()})
-        if st.get("status") == "failed": row["error"] = st.get("error")
+        for f in ("results.json", "timings.json") if (d/"results.json").exists() else ():
+            obj = load_json(d/f) if (d/f).exists() else {}
+            if obj: row.update({f"r_{k}": v for k, v in pd.json_normalize(obj, sep=".").iloc[0].to_dict().items()})
+        if st.get("status") in ("failed", "interrupted"): row["error"] = st.get("error")
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -257,7 +291,7 @@ def run_plan(
     """Run `(study, params)` jobs of several studies (in order) through one pool; one row per job with its study and
     status."""
     check(isinstance(workers, int) and workers >= 1, f"run_plan: workers must be an integer >= 1, got {workers!r}")
-    defaults = {}
+    defaults, jobs = {}, list(jobs)
     for i, job in enumerate(jobs):
         check(
             isinstance(job, (tuple, list)) and len(job) == 2 and isinstance(job[1], dict),
@@ -265,7 +299,7 @@ def run_plan(
         )
         st, p = job
         if st not in defaults: defaults[st] = study_defaults(st)
-        resolve_params(st, p, defaults[st])
+        jobs[i] = (st, resolve_params(st, p, defaults[st]))      # paths resolved here, against the caller's folder
     df = pd.DataFrame(_run_jobs([tuple(j) for j in jobs], workers, threads, runs_dir, retry_failed, "runs", progress))
     if progress and len(df):
         for st, g in df.groupby("study", sort=False):
@@ -292,13 +326,17 @@ def _write_toy_study(folder: Path) -> Path:
 
 # %% ../nbs/90_sweep.ipynb #78ed6f8b
 def study_params(study: str, namespace: dict, **derived) -> dict:
-    "The run's parameters: every name of `study`'s parameters cell (but `run_dir`) with its value in `namespace`."
-    names = [k for k in study_defaults(study) if k != "run_dir"]
+    """The run's parameters: every name of `study`'s parameters cell (but `run_dir`) with its value in `namespace`,
+    checked (types, `PARAM_RULES`) before the notebook builds any data."""
+    defaults = study_defaults(study)
+    names = [k for k in defaults if k != "run_dir"]
     missing = [k for k in names if k not in namespace]
     check(not missing, f"study {study!r}: parameters {missing} are not defined in the notebook's namespace")
     clash = sorted(set(derived) & set(names))
     check(not clash, f"study {study!r}: derived values {clash} would overwrite parameters of the same name")
-    return {**{k: namespace[k] for k in names}, **derived}
+    values = {k: namespace[k] for k in names}
+    check_params(study, values, defaults, study_rules(study))
+    return {**values, **derived}
 
 # %% ../nbs/90_sweep.ipynb #5e1deb43
 def open_run(study: str, params: dict, run_dir=None, runs_dir=None) -> RunDir:
@@ -309,7 +347,7 @@ def open_run(study: str, params: dict, run_dir=None, runs_dir=None) -> RunDir:
         rd = make_run_dir(run_dir.parent.parent, study, params, rid=run_dir.name)
         check(rd.path.resolve() == run_dir.resolve(), f"open_run: run_dir {run_dir} is not <runs>/{study}/<run-id>")
     else:
-        rd = make_run_dir(Path(runs_dir or RUNS_DIR), study, params)
+        rd = make_run_dir(Path(runs_dir or runs_root()), study, params)
     (rd.path / "figures").mkdir(parents=True, exist_ok=True)
     return rd
 
@@ -376,11 +414,35 @@ def demo_jobs() -> list[tuple[str, dict]]:
     return first + demo_grokking() + demo_compartments() + demo_sparse_attention() + last
 
 # %% ../nbs/90_sweep.ipynb #744afbf0
-def save_summary(study: str, lines: list[str], runs_dir=None) -> Path:
-    "A report's few lines of headline numbers, printed by `demo`: `runs/_reports/<study>_summary.txt` (atomic)."
-    path = Path(runs_dir or RUNS_DIR) / "_reports" / f"{study}_summary.txt"
+def save_summary(study: str, lines: list[str], runs_dir=None, values: dict | None = None) -> Path:
+    """A report's few lines of headline numbers, printed by `demo`: `<runs_dir>/_reports/<study>_summary.txt`, and
+    beside it `<study>_summary.json` with the lines and the named `values` the README's sentences cite (atomic)."""
+    path = Path(runs_dir or runs_root()) / "_reports" / f"{study}_summary.txt"
     with atomic_write(path, "w") as f: f.write("\n".join("    " + l for l in lines) + "\n")
+    save_json({"study": study, "lines": list(lines), "values": dict(values or {})}, path.with_suffix(".json"))
     return path
+
+# %% ../nbs/90_sweep.ipynb #d081ee56
+def table_values(df: pd.DataFrame, prefix: str = "") -> dict:
+    "`{'<prefix><row>.<column>': value}` of a DataFrame's cells, as plain JSON values (NaN and None -> None)."
+    import math as _m
+    def plain(v):
+        if hasattr(v, "item"): v = v.item()
+        return None if v is None or (isinstance(v, float) and not _m.isfinite(v)) else v
+    return {f"{prefix}{r}.{c}": plain(df.at[r, c]) for r in df.index for c in df.columns}
+
+# %% ../nbs/90_sweep.ipynb #71bc54ae
+def publish_summaries(runs_dir=None, figures_dir=None, studies=None) -> list[Path]:
+    "Copy the reports' `<study>_summary.{txt,json}` (all, or those of `studies`) into `<figures_dir>/summaries/`."
+    src = Path(runs_dir or runs_root()) / "_reports"
+    dst = Path(figures_dir or figures_root()) / "summaries"
+    out = []
+    for f in sorted(src.glob("*_summary.*")) if src.exists() else []:
+        if f.suffix in (".txt", ".json") and (studies is None or f.name.rsplit("_summary", 1)[0] in studies):
+            dst.mkdir(parents=True, exist_ok=True)
+            with atomic_write(dst / f.name, "wb") as fh: fh.write(f.read_bytes())
+            out.append(dst / f.name)
+    return out
 
 # %% ../nbs/90_sweep.ipynb #22758bea
 def run_reports(runs_dir=None, figures_dir=None, studies=None) -> list[str]:
@@ -390,7 +452,7 @@ def run_reports(runs_dir=None, figures_dir=None, studies=None) -> list[str]:
 
     rep = PROJECT_ROOT / "nbs" / "reports"
     failed = []
-    out = Path(runs_dir or RUNS_DIR) / "_reports"
+    out = Path(runs_dir or runs_root()) / "_reports"
     out.mkdir(parents=True, exist_ok=True)
     for nb in sorted(rep.glob("*.ipynb")):
         if studies is not None and nb.stem not in studies: continue
@@ -401,9 +463,10 @@ def run_reports(runs_dir=None, figures_dir=None, studies=None) -> list[str]:
                 cwd=str(rep),
                 kernel_name="python3",
                 progress_bar=False,
+                extra_arguments=_QUIET_KERNEL,
                 parameters={
-                    "runs_dir": str(Path(runs_dir or RUNS_DIR)),
-                    "figures_dir": str(Path(figures_dir or PROJECT_ROOT / "figures")),
+                    "runs_dir": str(Path(runs_dir or runs_root()).resolve()),
+                    "figures_dir": str(Path(figures_dir or figures_root()).resolve()),
                 },
             )
         except Exception as e:
@@ -419,8 +482,8 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
     missing = sorted({st for st, _ in jobs if not (studies_dir()/f"{st}.ipynb").exists()})
     for st in missing: print(f"[demo] study {st}: notebook not present, skipped")
     df = run_plan([j for j in jobs if j[0] not in missing], workers=workers, runs_dir=runs_dir)
-    bad = int((df["status"] == "failed").sum()) if len(df) else 0
-    for r in df[df.status == "failed"].itertuples() if bad else []:
+    bad = int(df["status"].isin(["failed", "interrupted"]).sum()) if len(df) else 0
+    for r in df[df.status.isin(["failed", "interrupted"])].itertuples() if bad else []:
         print(f"[demo] FAILED {r.study} {r.run_id}: {getattr(r, 'error', '')}")
     t_runs = time.time() - t0
     failed_reports = run_reports(runs_dir, figures_dir)
@@ -429,9 +492,11 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
         f"{len(failed_reports)} failed reports"
     )
     for study in dict.fromkeys(st for st, _ in jobs):
-        f = Path(runs_dir or RUNS_DIR) / "_reports" / f"{study}_summary.txt"
+        f = Path(runs_dir or runs_root()) / "_reports" / f"{study}_summary.txt"
         print(f"\n[demo] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
-    print(f"\n[demo] figures in {Path(figures_dir or PROJECT_ROOT/'figures')}")
+    published = publish_summaries(runs_dir, figures_dir)
+    print(f"\n[demo] figures in {Path(figures_dir or figures_root())}, {len(published) // 2} summaries in "
+          f"{Path(figures_dir or figures_root()) / 'summaries'} (make readme renders the README from them)")
     return int(bad > 0 or len(failed_reports) > 0)
 
 # %% ../nbs/90_sweep.ipynb #ba5701be
@@ -461,12 +526,13 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
     jobs_fn, studies = PROFILES[name]
     jobs = jobs_fn()
     check(len(jobs) > 0, f"profile {name!r} has no jobs yet")
-    runs_dir = Path(runs_dir or RUNS_DIR / f"profile-{name}")
-    figures_dir = Path(figures_dir or PROJECT_ROOT / "figures" / f"profile-{name}")
+    runs_dir = Path(runs_dir or runs_root() / f"profile-{name}")
+    figures_dir = Path(figures_dir or figures_root() / f"profile-{name}")
     t0 = time.time()
     df = run_plan(jobs, workers=workers, runs_dir=runs_dir)
-    bad = int((df["status"] == "failed").sum())
-    for r in df[df.status == "failed"].itertuples(): print(f"[profile {name}] FAILED {r.study} {r.run_id}: {r.error}")
+    bad = int(df["status"].isin(["failed", "interrupted"]).sum())
+    for r in df[df.status.isin(["failed", "interrupted"])].itertuples():
+        print(f"[profile {name}] FAILED {r.study} {r.run_id}: {r.error}")
     t_runs = time.time() - t0
     failed = run_reports(runs_dir, figures_dir, studies=studies)
     print(
@@ -477,6 +543,7 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
     for study in studies:
         f = runs_dir / "_reports" / f"{study}_summary.txt"
         print(f"\n[profile {name}] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
+    publish_summaries(runs_dir, figures_dir, studies=studies)
     return int(bad > 0 or len(failed) > 0)
 
 # %% ../nbs/90_sweep.ipynb #89f0775c
@@ -506,8 +573,8 @@ def main(argv=None):
     s.add_argument("study")
     s.add_argument("-p", "--param", action="append", default=[])
     for x in (r, s):
-        x.add_argument("--runs-dir", default=None)
         x.add_argument("--retry-failed", action="store_true")
+    r.add_argument("-v", "--verbose", action="store_true", help="stream the notebook's output (default: one bar)")
     s.add_argument("--executor", default="local", choices=["local", "submitit"])
     s.add_argument("--workers", type=int, default=1)
     s.add_argument("--threads", type=int, default=None, help="threads per local worker (default: cores / workers)")
@@ -518,34 +585,25 @@ def main(argv=None):
     pr.add_argument("name", choices=sorted(PROFILES))
     pr.add_argument("--workers", type=int, default=2)
     d = sub.add_parser("demo")
-    d.add_argument("--runs-dir", default=None)
     d.add_argument("--workers", type=int, default=2)
+    for x in (r, s, pr, d):
+        x.add_argument("--runs-dir", default=None, help="where runs go (default: <workspace>/runs, see core.workspace)")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "run":
-            rec = run_study(a.study, parse_params(a.param), a.runs_dir, a.retry_failed, log_output=True)
+            rec = run_study(a.study, parse_params(a.param), a.runs_dir, a.retry_failed, log_output=a.verbose,
+                            progress=not a.verbose)
             print(json.dumps(rec, indent=1))
-            return 0 if rec["status"] in ("finished",) else 1
+            return 0 if rec["status"] == "finished" else 1
         if a.cmd == "sweep":
-            slurm = {
-                "timeout_min": a.time,
-                **({"partition": a.partition} if a.partition else {}),
-                **({"gpus_per_node": a.gpus} if a.gpus else {}),
-            }
-            df = sweep(
-                a.study,
-                grid(**parse_params(a.param, sweep_values=True)),
-                a.executor,
-                a.workers,
-                a.retry_failed,
-                a.runs_dir,
-                slurm=slurm,
-                threads=a.threads,
-            )
+            slurm = {"timeout_min": a.time, **({"partition": a.partition} if a.partition else {}),
+                     **({"gpus_per_node": a.gpus} if a.gpus else {})}
+            df = sweep(a.study, grid(**parse_params(a.param, sweep_values=True)), a.executor, a.workers,
+                       a.retry_failed, a.runs_dir, slurm=slurm, threads=a.threads)
             print(df[["run_id", "status"]].to_string(index=False))
-            return int((df["status"] == "failed").any())
+            return int(df["status"].isin(["failed", "interrupted"]).any())
         if a.cmd == "profile":
-            return run_profile(a.name, workers=a.workers)
+            return run_profile(a.name, runs_dir=a.runs_dir, workers=a.workers)
         if a.cmd == "demo":
             return demo(a.runs_dir, workers=a.workers)
     except GrokError as e:

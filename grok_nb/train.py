@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_train.ipynb #77b89c42
 from __future__ import annotations
-import os, math, time, json, random, shutil, tempfile, contextlib, inspect
+import os, math, time, json, random, shutil, pickle, tempfile, contextlib, inspect
 from pathlib import Path
 from typing import Callable
 import numpy as np
@@ -12,11 +12,13 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .core import (GrokError, check, get_device, get_dtype, autocast, atomic_path, atomic_write, save_json,
-    append_jsonl, sha256_file, RunDir, set_seed, evaluating)
+    load_json, append_jsonl, sha256_file, RunDir, set_seed, evaluating)
+from .checkpoint import (CHECKPOINT_FORMAT, save_checkpoint, verify_checkpoint, load_state, load_checkpoint,
+    _rng_state, _set_rng_state, _unwrap, _fill_model, _tidy_run, _truncate_metrics)
 
 # %% auto #0
-__all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'save_checkpoint', 'load_state',
-           'load_checkpoint', 'lm_loss_sum', 'lm_loss', 'train', 'launch_info', 'launch_train', 'train_or_launch']
+__all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'lm_loss_sum', 'lm_loss', 'train',
+           'launch_info', 'launch_train', 'train_or_launch']
 
 # %% ../nbs/04_train.ipynb #5f25f944
 def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512) -> list[int]:
@@ -30,6 +32,8 @@ def checkpoint_schedule(
 ) -> list[int]:
     """Union of: every `every` steps, the explicit steps `at`, and (optionally) a Pythia-shaped schedule; always
     includes `steps`."""
+    check(every is None or (isinstance(every, (int, np.integer)) and not isinstance(every, bool) and every >= 1),
+          f"checkpoint_every must be None or an int >= 1, got {every!r}")
     out = {steps}
     if every: out |= set(range(every, steps + 1, every))
     if at is not None:
@@ -65,77 +69,6 @@ def lr_lambda(steps: int, warmup: int = 0, schedule: str = "cosine", min_lr_rati
         t = min(1.0, (step - warmup) / max(1, steps - warmup))
         return min_lr_ratio + (1 - min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * t))
     return f
-
-# %% ../nbs/04_train.ipynb #00a7c404
-def _rng_state() -> dict:
-    st = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
-    if torch.cuda.is_available(): st["cuda"] = torch.cuda.get_rng_state_all()
-    return st
-
-def _set_rng_state(st: dict):
-    random.setstate(st["python"])
-    np.random.set_state(st["numpy"])
-    torch.set_rng_state(st["torch"])
-    if "cuda" in st and torch.cuda.is_available(): torch.cuda.set_rng_state_all(st["cuda"])
-
-def _unwrap(model): return model.module if hasattr(model, "module") else getattr(model, "_orig_mod", model)
-
-def save_checkpoint(path, model, optimizer=None, scheduler=None, step: int = 0, extra: dict | None = None) -> Path:
-    "Write a complete checkpoint folder atomically; returns its path."
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
-    try:
-        m = _unwrap(model)
-        if hasattr(m, "save_pretrained"): m.save_pretrained(tmp, safe_serialization=True)
-        else:
-            from safetensors.torch import save_file
-            save_file({k: v.contiguous() for k, v in m.state_dict().items()}, tmp/"model.safetensors")
-        state = {
-            "step": step,
-            "weights_sha256": sha256_file(tmp / "model.safetensors"),
-            "rng": _rng_state(),
-            **(extra or {}),
-        }
-        if optimizer is not None: state["optimizer"] = optimizer.state_dict()
-        if scheduler is not None: state["scheduler"] = scheduler.state_dict()
-        torch.save(state, tmp/"state.pt")
-        for f in tmp.iterdir():
-            with open(f, "rb") as fh: os.fsync(fh.fileno())
-        if path.exists(): shutil.rmtree(path)
-        os.replace(tmp, path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return path
-
-# %% ../nbs/04_train.ipynb #1502a075
-def load_state(path) -> dict:
-    "The `state.pt` of a checkpoint, after checking the weights' sha256."
-    path = Path(path)
-    check((path/"state.pt").exists(), f"{path}: not a complete checkpoint (no state.pt)")
-    state = torch.load(path/"state.pt", map_location="cpu", weights_only=False)
-    got = sha256_file(path/"model.safetensors")
-    check(
-        got == state["weights_sha256"],
-        f"{path / 'model.safetensors'}: sha256 {got[:12]}… does not match the recorded {state['weights_sha256'][:12]}…",
-    )
-    return state
-
-# %% ../nbs/04_train.ipynb #4e5ea020
-def load_checkpoint(path, model=None, device: str = "cpu"):
-    "Load a checkpoint's model (verified by sha256). For non-transformers models pass an instance to fill."
-    path = Path(path)
-    load_state(path)
-    if model is None:
-        from transformers import AutoModelForCausalLM
-        return AutoModelForCausalLM.from_pretrained(path).to(device)
-    from safetensors.torch import load_file
-    sd = load_file(path/"model.safetensors")
-    missing, unexpected = _unwrap(model).load_state_dict(sd, strict=False)
-    check(not unexpected, f"{path}: unexpected keys {unexpected[:5]}")
-    check(all("lm_head" in k for k in missing), f"{path}: missing keys {missing[:5]}")  # tied heads are saved once
-    return model.to(device)
 
 # %% ../nbs/04_train.ipynb #7e067af7
 def _ddp_info():
@@ -191,7 +124,7 @@ def _resume(rd, model, opt, sched, train_params: dict, fingerprint, dev) -> int:
           + ", ".join(f"{k}: checkpoint {old.get(k)!r} vs now {train_params.get(k)!r}" for k in diff))
     check(st.get("stream_fingerprint") == fingerprint, f"{last}: cannot resume, data stream fingerprint "
           f"{st.get('stream_fingerprint')!r} differs from the current source's {fingerprint!r}")
-    load_checkpoint(last, model=model, device=dev)
+    _fill_model(last, model, dev)                                     # load_state verified every file
     opt.load_state_dict(st["optimizer"])
     sched.load_state_dict(st["scheduler"])
     _set_rng_state(st["rng"])
@@ -249,6 +182,24 @@ def _reads_rows(source) -> bool:
     try: return "rows" in inspect.signature(source.batch).parameters and hasattr(source, "batch_size")
     except (TypeError, ValueError): return False
 
+# %% ../nbs/04_train.ipynb #d2cf4e6a
+def _is_int(v) -> bool: return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+def _check_train_args(steps, grad_accum, checkpoint_every, eval_every, log_every, lr):
+    "Refuse bad loop arguments before anything runs, naming the argument, its value and what is allowed."
+    check(_is_int(steps) and steps >= 0, f"train: steps must be an int >= 0, got {steps!r}")
+    check(_is_int(grad_accum) and grad_accum >= 1, f"train: grad_accum must be an int >= 1, got {grad_accum!r}")
+    for name, v in (("checkpoint_every", checkpoint_every), ("eval_every", eval_every)):
+        check(v is None or (_is_int(v) and v >= 1), f"train: {name} must be None or an int >= 1, got {v!r}")
+    check(_is_int(log_every) and log_every >= 0, f"train: log_every must be an int >= 0 (0: off), got {log_every!r}")
+    check(isinstance(lr, (int, float)) and not isinstance(lr, bool) and math.isfinite(lr) and lr > 0,
+          f"train: lr must be a finite number > 0, got {lr!r}")
+
+def _stream_position(source, step: int) -> dict:
+    "Where the data stream stands at a checkpoint: the next step's batch, and the sequences consumed before it."
+    b = getattr(source, "batch_size", None)
+    return {"next_step": int(step), **({"sequences": int(step) * int(b)} if _is_int(b) else {})}
+
 # %% ../nbs/04_train.ipynb #ce6cd61b
 def train(
     model,
@@ -283,15 +234,16 @@ def train(
 
     - `run_dir`: a `RunDir`/path; metrics go to `metrics.jsonl`, checkpoints to `checkpoints/step_XXXXXX/` at the
       steps of `checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)` (step 0 = the initialisation).
-      With `resume`, training continues from the last complete checkpoint (bit-identical on CPU).
+      With `resume`, training continues from the last complete checkpoint (bit-identical on CPU), after removing a
+      killed run's debris and the metrics it logged past that checkpoint (`checkpoint._tidy_run`, `_truncate_metrics`).
     - `extra_loss(model, batch, outputs) -> tensor | (tensor, dict)`: added to the LM loss (outputs carry hidden
       states); under DDP the logged dict is averaged over ranks, so it must have the same keys on every rank.
     - `eval_fn(model, step) -> dict`: run at every checkpoint (and every `eval_every` steps), logged with the step.
     - `stop_fn(record) -> bool`: early stop after a logged step (e.g. a target loss reached).
     Under `torchrun` (WORLD_SIZE > 1) it runs DDP: gloo on CPU, nccl on CUDA; each rank takes its rows of the batch.
     """
-    check(isinstance(steps, int) and steps >= 0, f"train: steps must be an int >= 0, got {steps!r}")
-    check(grad_accum >= 1, f"train: grad_accum must be >= 1, got {grad_accum}")
+    _check_train_args(steps=steps, grad_accum=grad_accum, checkpoint_every=checkpoint_every, eval_every=eval_every,
+                      log_every=log_every, lr=lr)
     world, rank, local_rank = _ddp_info()
     dev = _init_device(device, world, local_rank)
     amp = get_dtype(dtype, dev)
@@ -308,7 +260,11 @@ def train(
     fingerprint = getattr(source, "fingerprint", None)
     shared = set(getattr(source, "shared_keys", ()))                    # batch tensors not split over rows
     set_seed(seed, deterministic=dev.type == "cpu")
+    if rd is not None and is_main: _tidy_run(rd)                       # debris of a killed run
     start = _resume(rd, model, opt, sched, train_params, fingerprint, dev) if resume else 0
+    if rd is not None and is_main:                                      # records logged after the last checkpoint
+        redo0 = start == 0 and 0 in ckpts and eval_fn is not None and 0 not in rd.checkpoint_steps()
+        _truncate_metrics(rd, start, drop_eval_at=0 if redo0 else None)
     fwd_model = torch.compile(model) if compile else model
     reads_rows = world > 1 and _reads_rows(source)
     if world > 1:
@@ -318,12 +274,13 @@ def train(
 
     def checkpoint(step):
         if not is_main: return
-        save_checkpoint(rd.checkpoint(step), model, opt, sched, step,
-                        extra={"train_params": train_params, "stream_fingerprint": fingerprint})
-        if eval_fn is not None:
+        if eval_fn is not None:                                         # before the save: see "After a crash"
             rec = _eval_record(model, eval_fn, step)
             append_jsonl(rec, rd.metrics_file)
             history.append(rec)
+        save_checkpoint(rd.checkpoint(step), model, opt, sched, step,
+                        extra={"train_params": train_params, "stream_fingerprint": fingerprint,
+                               "stream_position": _stream_position(source, step)})
 
     history, t0, tokens = [], time.time(), 0
     if rd is not None and start > 0: history = [r for r in rd.metrics() if r.get("step", 0) <= start]

@@ -1,0 +1,22 @@
+"""Bit-reproducibility: the same parameters, seed and thread count give a byte-identical results.json — study A, whose
+results carry a matched random null and item bootstraps (seeded from the run's seed), executed twice in two kernels
+(the second reusing the tokenizer cache the first wrote); params.json records the thread count and the device."""
+import json
+from pathlib import Path
+from grok_nb.sweep import run_study, STUDIES_DIR
+import pytest
+
+SMALL = dict(steps=20, checkpoint_every=5, n_docs=1500, n_per_phenomenon=40, n_null=100, n_boot=20)
+
+@pytest.mark.skipif(not (STUDIES_DIR / "grokking.ipynb").exists(), reason="no study A notebook")
+def test_grokking_results_are_byte_identical(tmp_path, monkeypatch):
+    monkeypatch.setenv("GROK_NB_WORKSPACE", str(tmp_path / "ws"))
+    recs = [run_study("grokking", SMALL, runs_dir=tmp_path / f"runs{i}") for i in (1, 2)]
+    for r in recs: assert r["status"] == "finished", r
+    a, b = (Path(r["path"]) / "results.json" for r in recs)
+    assert a.read_bytes() == b.read_bytes()
+    res = json.loads(a.read_text())
+    assert any("logistic" in p and len(p["logistic"]["boot"]) == SMALL["n_boot"] for p in res["phenomena"].values())
+    rt = json.loads((Path(recs[0]["path"]) / "params.json").read_text())["runtime"]
+    assert rt["device"] == "cpu" and rt["torch_threads"] >= 1 and rt["python_hash_seed"] is not None, rt
+    assert (Path(recs[0]["path"]) / "timings.json").exists()                 # wall times kept apart
