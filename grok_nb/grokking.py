@@ -260,7 +260,7 @@ def split_results(correct, margin, exposed, steps, threshold: float = 0.8, n_nul
     """Study A's numbers for one phenomenon: `correct`, `margin` [pairs, checkpoints], `exposed` [pairs] (bool), and
     optionally per pair its frequency `strata` and `groups` (phrase) for the null and the bootstrap. Keys: `n_exposed`,
     `n_unexposed`, and unless `skipped`: `delay` and `delay_sustained`, `null` and `null_sustained` (without the null
-    arrays), `null_values` (first crossings), `logistic` (without the bootstrap array), `final_margin`,
+    arrays), `null_values` (first crossings), `logistic` (with its bootstrap array `boot`), `final_margin`,
     `acc_exposed`, `acc_unexposed`."""
     correct, exposed, margin = np.asarray(correct), np.asarray(exposed, dtype=bool), np.asarray(margin, dtype=float)
     check(margin.shape == correct.shape, f"split_results: margin {margin.shape} and correct {correct.shape} differ")
@@ -275,7 +275,7 @@ def split_results(correct, margin, exposed, steps, threshold: float = 0.8, n_nul
             "delay_sustained": delay(steps, acc_e, acc_u, threshold, "sustained", smooth),
             "null": {k: v for k, v in null.items() if k != "null"}, "null_values": np.asarray(null["null"]).tolist(),
             "null_sustained": {k: v for k, v in null_s.items() if k != "null"},
-            "logistic": {k: v for k, v in lg.items() if k != "boot"},
+            "logistic": lg,
             "final_margin": {"exposed": float(margin[e, -1].mean()), "unexposed": float(margin[~e, -1].mean())},
             "acc_exposed": acc_e.tolist(), "acc_unexposed": acc_u.tolist()}
 
