@@ -230,7 +230,9 @@ def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: flo
     check(gs is None or gs.shape == exposed.shape, f"logistic_midpoint_delay: groups need one entry per pair")
     check(0 < ci < 1, f"ci must be in (0, 1), got {ci!r}")
     check(isinstance(n_boot, (int, np.integer)) and n_boot >= 0, f"n_boot must be an int >= 0, got {n_boot!r}")
-    C = correct.astype(float)
+    # 0/1 outcomes resample in integer arithmetic: exact, so the bootstrap curves (and the fits on them) do not depend
+    # on BLAS rounding, which varies with memory alignment and made two identical runs differ
+    C = correct.astype(np.int64) if np.isin(correct, (0, 1)).all() else correct.astype(float)
     ce, cu = C[exposed], C[~exposed]
     fe, fu = fit_logistic(steps, ce.mean(0)), fit_logistic(steps, cu.mean(0))
     rng = np.random.default_rng(seed)
@@ -239,7 +241,7 @@ def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: flo
             w = rng.multinomial(len(M), np.full(len(M), 1 / len(M)), size=n_boot)
             return (w @ M) / len(M)
         _, inv = np.unique(g, return_inverse=True)                 # per group: summed curve and size
-        S, size = np.zeros((inv.max() + 1, M.shape[1])), np.bincount(inv).astype(float)
+        S, size = np.zeros((inv.max() + 1, M.shape[1]), M.dtype), np.bincount(inv)
         np.add.at(S, inv, M)
         w = rng.multinomial(len(S), np.full(len(S), 1 / len(S)), size=n_boot)
         return (w @ S) / (w @ size)[:, None]
