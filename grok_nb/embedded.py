@@ -9,14 +9,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
 import numpy as np
-from .core import check
+from .core import GrokError, check
 from .lexicon import Lexicon
-from .grammar import Grammar, Banned, PHENOMENON_TAGS, generate_docs, rng_for, check_count, detokenize
+from .grammar import Grammar, Clause, Banned, PHENOMENON_TAGS, generate_docs, rng_for, check_count, detokenize
 from .grammar import corpus_stats
-from .blimp import PHENOMENA, DEFAULT_PHENOMENA, design_pairs, sentence_for, pair_record, check_phenomena
+from .blimp import PARADIGMS, DEFAULT_PHENOMENA, design_pairs, sentence_for, pair_record, check_phenomena
 
 # %% auto #0
-__all__ = ['EmbeddedDefault', 'make_embedded_default']
+__all__ = ['TOKENS_PER_DOC', 'EmbeddedDefault', 'make_embedded_default', 'docs_for_tokens']
 
 # %% ../nbs/10a_embedded.ipynb #84d3f475
 _STRUCTURE_TAGS = ("question", "relative", "complement", "passive", "coordination", "subordinate", "fronted",
@@ -43,9 +43,10 @@ class EmbeddedDefault:
     def stats(self) -> dict:
         "Corpus statistics plus the share of sentences with each phenomenon (from the generator's tags)."
         st = corpus_stats(self.docs, self.lexicon)
-        st["sentence_share"] = {
-            t: self.tag_counts.get(t, 0) / self.n_sentences for t in PHENOMENON_TAGS + ("none",) + _STRUCTURE_TAGS
-        }
+        extra = (("raising",) if self.params.get("raising_share") else ()) + (         # only where the corpus has them
+            ("control",) if self.params.get("control_exposures") else ())
+        st["sentence_share"] = {t: self.tag_counts.get(t, 0) / self.n_sentences
+                                for t in PHENOMENON_TAGS + ("none",) + _STRUCTURE_TAGS + extra}
         st["n_rejected_sentences"] = self.n_rejected
         st["n_pairs"], st["n_exposed_pairs"] = len(self.pairs), len(self.designed_exposed)
         st["window_docs"] = self.window_docs
@@ -57,12 +58,15 @@ class EmbeddedDefault:
 
 # %% ../nbs/10a_embedded.ipynb #4b25dec7
 def _exposed_split(design, phenomena, rng, exposed_share) -> set[tuple[str, str]]:
-    "(UID, pairID) of the exposed pairs: a share `exposed_share` of each paradigm's pairs, drawn with `rng`."
+    """(UID, pairID) of the exposed pairs: a share `exposed_share` of each paradigm's keys (with all their pairs), drawn
+    with `rng`. Design entries are (uid, pairID, key, ...); a key is told by its phrase."""
     exposed = set()
     for uid in phenomena:
-        ids = [pid for u, pid, *_ in design if u == uid]
-        rng.shuffle(ids)
-        exposed |= {(uid, pid) for pid in ids[:int(math.floor(exposed_share * len(ids) + .5))]}
+        entries = [(pid, tuple(key["phrase"])) for u, pid, key, *_ in design if u == uid]
+        units = list(dict.fromkeys(ph for _, ph in entries))
+        rng.shuffle(units)
+        chosen = set(units[:int(math.floor(exposed_share * len(units) + .5))])
+        exposed |= {(uid, pid) for pid, ph in entries if ph in chosen}
     return exposed
 
 # %% ../nbs/10a_embedded.ipynb #0cf38d15
@@ -76,15 +80,70 @@ def _window(docs, n_docs, window_docs=None, window_words=None) -> int:
 # %% ../nbs/10a_embedded.ipynb #34c48035
 def _insert_exposures(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng) -> None:
     "Insert `n_exposures` sentences around each exposed key into `docs` (and their tags into `tags`), in place."
+    done = set()
     for uid, pid, key, _, withheld in design:
-        if (uid, pid) not in exposed: continue
-        gen, allow = PHENOMENA[uid]["gen"](), {tuple(x.lower() for x in w) for w in withheld}
+        if (uid, pid) not in exposed or (uid, tuple(key["phrase"])) in done: continue
+        done.add((uid, tuple(key["phrase"])))
+        gen, allow = PARADIGMS[uid]["gen"](), {tuple(x.lower() for x in w) for w in withheld}
         for _ in range(n_exposures):
             p, t = sentence_for(gen, g, key, rng, banned, allow)
             d = rng.randrange(window_docs)
             pos = rng.randint(0, len(docs[d]))
             docs[d].insert(pos, p.good)
             tags[d].insert(pos, t | {"inserted"})
+
+# %% ../nbs/10a_embedded.ipynb #cc967c89
+_FORMS = ("ing", "pp", "past", "base", "s3")
+
+def _word_roles(g) -> dict:
+    """The role of each open-class word of the grammar: ('noun', noun, number), ('verb', verb, form) or
+    ('name', name); a word that is both a noun and a verb form is a noun."""
+    roles = {}
+    for v in g.lex.verbs:
+        for form in _FORMS: roles[getattr(v, form)] = ("verb", v, form)
+    for n in g.lex.nouns:
+        roles[n.pl], roles[n.sg] = ("noun", n, "pl"), ("noun", n, "sg")
+    for name, _ in g.lex.names: roles[name] = ("name", name)
+    return roles
+
+_CARRIER_TENSE = {"s3": "pres", "base": "modal", "past": "past", "pp": "perf", "ing": "prog"}
+
+def _carrier(g, role, rng, tags) -> list[str]:
+    "A sentence holding the word of `role` outside any contrast: a noun as an object, a verb form, a name as subject."
+    name = g.noun_phrase(None, [], g.name(rng)[0], "sg")
+    if role[0] == "noun":
+        c = Clause(subject=name, verb=g.vgroup(rng, g.verb_trans(rng), "sg", "past", tags),
+                   obj=g.noun_phrase("the", [], role[1].form(role[2]), role[2]))
+    elif role[0] == "name":
+        c = Clause(
+            subject=g.noun_phrase(None, [], role[1], "sg"), verb=g.vgroup(rng, g.verb_intr(rng), "sg", "past", tags)
+        )
+    else:
+        v = role[1]
+        c = Clause(subject=name, verb=g.vgroup(rng, v, "sg", _CARRIER_TENSE[role[2]], tags))
+        if v.transitive: c.obj = g.simple_np(rng, tags)[0]
+    return g.render([c])
+
+def _insert_controls(g, design, exposed, docs, tags, banned, window_docs, n_controls, rng) -> int:
+    "Insert `n_controls` carrier sentences per open-class word of each unexposed key, in place; returns how many."
+    roles, done, n = _word_roles(g), set(), 0
+    for uid, pid, key, _, _ in design:
+        if (uid, pid) in exposed or (uid, tuple(key["phrase"])) in done: continue
+        done.add((uid, tuple(key["phrase"])))
+        for w in key["phrase"]:
+            if w not in roles: continue
+            for _ in range(n_controls):
+                for _attempt in range(200):
+                    t = {"control"}
+                    toks = _carrier(g, roles[w], rng, t)
+                    if not banned.hit(toks): break
+                else: raise GrokError(f"{uid}: no carrier sentence for {w!r} free of withheld phrases in 200 attempts")
+                d = rng.randrange(window_docs)
+                pos = rng.randint(0, len(docs[d]))
+                docs[d].insert(pos, toks)
+                tags[d].insert(pos, t)
+                n += 1
+    return n
 
 # %% ../nbs/10a_embedded.ipynb #581ae1c5
 def _designed_record(uid, pid, key, pair, is_exposed, n_exposures) -> dict:
@@ -109,13 +168,15 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
                           n_exposures: int = 8, window_docs: int | None = None, window_words: int | None = None,
                           phenomena: Sequence[str] = DEFAULT_PHENOMENA, zipf: float = 1.5, n_nouns: int | None = None,
                           pair_sampling: str = "uniform", ban_scope: str = "phrase",
-                          sentences_per_doc: tuple[int, int] = (3, 12)) -> EmbeddedDefault:
+                          sentences_per_doc: tuple[int, int] = (3, 12), raising_share: float = 0.0,
+                          control_exposures: bool = False) -> EmbeddedDefault:
     """Corpus + BLiMP-format pairs where a share `exposed_share` of critical phrases occur `n_exposures` times early and
-    the rest never."""
+    the rest never; `raising_share` of the corpus's clauses have raising / control predicates (`Grammar`); with
+    `control_exposures` each unexposed phrase's open-class words get `n_exposures` carrier sentences in the window."""
     params = dict(seed=seed, n_docs=n_docs, n_per_phenomenon=n_per_phenomenon, exposed_share=exposed_share,
                   n_exposures=n_exposures, window_docs=window_docs, window_words=window_words,
                   phenomena=list(phenomena), zipf=zipf, n_nouns=n_nouns, pair_sampling=pair_sampling,
-                  ban_scope=ban_scope)
+                  ban_scope=ban_scope, raising_share=raising_share, control_exposures=control_exposures)
     check_count("n_docs", n_docs)
     check_count("n_per_phenomenon", n_per_phenomenon)
     check_count("n_exposures", n_exposures)
@@ -128,15 +189,25 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
               f"window_docs must be an int in [1, n_docs={n_docs}], got {window_docs!r}")
     if window_words is not None: check_count("window_words", window_words)
     check_phenomena(phenomena)
-    g = Grammar(n_nouns, zipf)
+    g = Grammar(n_nouns, zipf, raising_share)
     design = design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope)
     exposed = _exposed_split(design, phenomena, rng_for(seed, "split"), exposed_share)
     banned = Banned(ng for *_, withheld in design for ng in withheld)
     docs, tags, _, n_rejected = generate_docs(g, n_docs, rng_for(seed, "corpus"), banned, sentences_per_doc)
     window_docs = _window(docs, n_docs, window_docs, window_words)
     _insert_exposures(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng_for(seed, "insert"))
+    if control_exposures:
+        _insert_controls(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng_for(seed, "control"))
     designed = [_designed_record(u, p, k, pr, (u, p) in exposed, n_exposures) for u, p, k, pr, _ in design]
     tag_counts, n_sent = _count_tags(tags)
     return EmbeddedDefault([" ".join(detokenize(s) for s in d) for d in docs],
                            [pair_record(u, p, pr) for u, p, _, pr, _ in design], designed, window_docs, params,
                            dict(tag_counts), n_sent, n_rejected, g.lex)
+
+# %% ../nbs/10a_embedded.ipynb #3beeddd9
+TOKENS_PER_DOC = 70   # a lower bound on an embedded document's words and punctuation marks (measured 73-79)
+
+def docs_for_tokens(tokens: int) -> int:
+    "Embedded documents enough for a training window of `tokens` tokens to stay within one pass."
+    check_count("tokens", tokens)
+    return math.ceil(tokens / TOKENS_PER_DOC)

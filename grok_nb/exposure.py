@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_exposure.ipynb #69091a5b
 from __future__ import annotations
-import re, difflib, time, queue
+import re, difflib, time, queue, bisect
 import multiprocessing as mp
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
@@ -17,7 +17,8 @@ from .core import GrokError, check
 __all__ = ['DEMONSTRATIVES', 'NUMBER_DETERMINERS', 'PRENOMINAL', 'PREPOSITIONS', 'RELATIVIZERS', 'AUXILIARIES',
            'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PHENOMENA', 'PHRASE_COLUMNS',
            'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase', 'critical_phrase', 'critical_phrases',
-           'phrase_coverage', 'exposure_table', 'stream_texts', 'exposure_from_stream', 'proxy_split']
+           'phrase_coverage', 'exposure_table', 'sightings_before', 'stream_texts', 'exposure_from_stream',
+           'proxy_split']
 
 # %% ../nbs/10_exposure.ipynb #8163bb95
 _WORD = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]")
@@ -278,9 +279,11 @@ def _automaton(keys: Sequence[str]) -> ahocorasick.Automaton:
     A.make_automaton()
     return A
 
-def _scan(A, items: Iterable, n_keys: int, lower: bool):
-    "Scan (step, text) items: per key the first step (or _NEVER) and the count; plus (texts, chars, max step)."
+def _scan(A, items: Iterable, n_keys: int, lower: bool, edges=None):
+    """Scan (step, text) items: per key the first step (or _NEVER) and the count; plus (texts, chars, max step); with
+    `edges`, also the counts per (key, bucket) where they are not 0 (bucket = how many edges are <= the step)."""
     first, count = [_NEVER] * n_keys, [0] * n_keys
+    hits = {} if edges is not None else None
     n_texts = n_chars = 0
     max_step = -1
     for item in items:
@@ -298,18 +301,20 @@ def _scan(A, items: Iterable, n_keys: int, lower: bool):
         if step > max_step: max_step = step
         if lower: text = text.lower()
         last = len(text) - 1
+        b = bisect.bisect_right(edges, step) if hits is not None else None
         for end, (i, n) in A.iter(text):
             s = end - n + 1
             if (s > 0 and text[s - 1].isalnum()) or (end < last and text[end + 1].isalnum()): continue
             count[i] += 1
             if step < first[i]: first[i] = step
-    return first, count, (n_texts, n_chars, max_step)
+            if hits is not None: hits[i, b] = hits.get((i, b), 0) + 1
+    return first, count, (n_texts, n_chars, max_step), hits
 
-def _worker(A, n_keys, lower, source, results, wid):
+def _worker(A, n_keys, lower, source, results, wid, edges=None):
     "Worker process: scan its share (a queue of chunks, or a callable giving its items) and send back the totals."
     try:
         items = source(wid) if callable(source) else (it for chunk in iter(source.get, None) for it in chunk)
-        results.put((wid, _scan(A, items, n_keys, lower), None))
+        results.put((wid, _scan(A, items, n_keys, lower, edges), None))
     except BaseException as e:  # report, do not hang the parent
         results.put((wid, None, f"{type(e).__name__}: {e}"))
 
@@ -325,13 +330,13 @@ def _chunks(items: Iterable, size: int) -> Iterator[list]:
 def _mp_context():
     return mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
 
-def _parallel_scan(A, n_keys, lower, n_jobs, items=None, make_items=None, chunk_size=256):
+def _parallel_scan(A, n_keys, lower, n_jobs, items=None, make_items=None, chunk_size=256, edges=None):
     "Run `_scan` in `n_jobs` processes over chunks of `items` (fed through a queue) or over `make_items(worker_id)`."
     ctx = _mp_context()
     results = ctx.Queue()
     tasks = ctx.Queue(maxsize=4 * n_jobs) if make_items is None else None
     procs = [
-        ctx.Process(target=_worker, args=(A, n_keys, lower, make_items or tasks, results, w), daemon=True)
+        ctx.Process(target=_worker, args=(A, n_keys, lower, make_items or tasks, results, w, edges), daemon=True)
         for w in range(n_jobs)
     ]
     for p in procs: p.start()
@@ -368,13 +373,28 @@ def _parallel_scan(A, n_keys, lower, n_jobs, items=None, make_items=None, chunk_
     first = np.min(np.array([r[0] for r in out], dtype=np.int64), axis=0)
     count = np.sum(np.array([r[1] for r in out], dtype=np.int64), axis=0)
     stats = tuple(np.array([r[2] for r in out]).sum(0)[:2]) + (max(r[2][2] for r in out),)
-    return list(first), list(count), stats
+    hits = None
+    if edges is not None:                                   # merge the workers' sparse (key, bucket) counts
+        hits = {}
+        for r in out:
+            for kb, c in r[3].items(): hits[kb] = hits.get(kb, 0) + c
+    return list(first), list(count), stats, hits
 
-def _exposure(phrases, case_sensitive, n_jobs, items=None, make_items=None) -> pd.DataFrame:
+def _check_edges(edges):
+    "Bucket edges: strictly increasing non-negative ints (a list), or None."
+    if edges is None: return None
+    edges = [e for e in edges]
+    ok = len(edges) > 0 and all(isinstance(e, (int, np.integer)) and not isinstance(e, bool) and e >= 0 for e in edges)
+    check(ok and all(a < b for a, b in zip(edges, edges[1:])),
+          f"exposure: bucket_edges must be strictly increasing non-negative ints, got {edges[:8]!r}")
+    return [int(e) for e in edges]
+
+def _exposure(phrases, case_sensitive, n_jobs, items=None, make_items=None, bucket_edges=None) -> pd.DataFrame:
     phrases = list(phrases)
     for p in phrases:
         check(isinstance(p, str) and len(p) > 0, f"exposure_table: phrases must be non-empty strings, got {p!r}")
     check(isinstance(n_jobs, int) and n_jobs >= 1, f"exposure_table: n_jobs must be an int >= 1, got {n_jobs!r}")
+    edges = _check_edges(bucket_edges)
     distinct = list(dict.fromkeys(phrases))
     keys = list(dict.fromkeys(p if case_sensitive else p.lower() for p in distinct))
     index = {k: i for i, k in enumerate(keys)}
@@ -389,22 +409,44 @@ def _exposure(phrases, case_sensitive, n_jobs, items=None, make_items=None) -> p
     A = _automaton(keys)
     if n_jobs == 1:
         if make_items is not None: items = make_items(0)
-        first, count, stats = _scan(A, items, len(keys), not case_sensitive)
+        first, count, stats, hits = _scan(A, items, len(keys), not case_sensitive, edges)
     else:
-        first, count, stats = _parallel_scan(A, len(keys), not case_sensitive, n_jobs, items, make_items)
+        first, count, stats, hits = _parallel_scan(A, len(keys), not case_sensitive, n_jobs, items, make_items,
+                                                   edges=edges)
     ki = [index[p if case_sensitive else p.lower()] for p in distinct]
     fs = pd.array([None if first[i] == _NEVER else int(first[i]) for i in ki], dtype="Int64")
     df = pd.DataFrame({"phrase": distinct, "first_step": fs, "count": np.array([count[i] for i in ki], dtype=np.int64)})
+    if edges is not None:
+        per_key = [dict() for _ in keys]
+        for (i, b), c in sorted(hits.items()): per_key[i][b] = c
+        df["bucket_counts"] = [per_key[i] for i in ki]
     df.attrs.update(n_texts=int(stats[0]), n_chars=int(stats[1]), last_step=int(stats[2]) if stats[2] >= 0 else None,
-                    case_sensitive=case_sensitive)
+                    case_sensitive=case_sensitive, bucket_edges=edges)
     return df
 
 def exposure_table(phrases: Iterable[str], steps_and_texts: Iterable[tuple[int, str]], case_sensitive: bool = True,
-                   n_jobs: int = 1) -> pd.DataFrame:
+                   n_jobs: int = 1, bucket_edges: Sequence[int] | None = None) -> pd.DataFrame:
     """One row per distinct phrase: `phrase`, `first_step` (pd.NA if never seen) and `count` of word-boundary
     matches over the `(step, text)` items, scanned in one Aho-Corasick pass; `n_jobs` worker processes shard the
-    items."""
-    return _exposure(phrases, case_sensitive, n_jobs, items=iter(steps_and_texts))
+    items. With `bucket_edges` (increasing steps) also `bucket_counts`: {bucket: count} where bucket b holds the
+    steps with b edges at or below them (see `sightings_before`)."""
+    return _exposure(phrases, case_sensitive, n_jobs, items=iter(steps_and_texts), bucket_edges=bucket_edges)
+
+# %% ../nbs/10_exposure.ipynb #45257d96
+def sightings_before(exposure_df: pd.DataFrame, phrases: Sequence[str] | None = None) -> np.ndarray:
+    """[phrases, edges] int matrix: matches of each phrase (default: the table's, in order) at steps below each of the
+    table's `bucket_edges` (a scan with `bucket_edges`)."""
+    edges = exposure_df.attrs.get("bucket_edges")
+    check(edges is not None and "bucket_counts" in exposure_df.columns,
+          "sightings_before: the exposure table was scanned without bucket_edges")
+    rows = dict(zip(exposure_df.phrase, exposure_df.bucket_counts))
+    phrases = list(exposure_df.phrase) if phrases is None else list(phrases)
+    missing = [p for p in phrases if p not in rows]
+    check(not missing, f"sightings_before: {len(missing)} phrases are not in the table, e.g. {missing[:1]!r}")
+    per = np.zeros((len(phrases), len(edges) + 1), dtype=np.int64)      # per bucket, the last one past every edge
+    for r, p in enumerate(phrases):
+        for b, c in rows[p].items(): per[r, b] = c
+    return np.cumsum(per, axis=1)[:, :len(edges)]
 
 # %% ../nbs/10_exposure.ipynb #17177de5
 def stream_texts(stream, steps) -> Iterator[tuple[int, str]]:
@@ -421,20 +463,22 @@ def stream_texts(stream, steps) -> Iterator[tuple[int, str]]:
 
 # %% ../nbs/10_exposure.ipynb #6104b8f0
 def exposure_from_stream(
-    phrases: Iterable[str], stream, window_step: int, case_sensitive: bool = True, n_jobs: int = 1
+    phrases: Iterable[str], stream, window_step: int, case_sensitive: bool = True, n_jobs: int = 1,
+    bucket_edges: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    "Exposure of `phrases` in the batches of steps 0..window_step-1 of `stream` (see `exposure_table`)."
+    """Exposure of `phrases` in the batches of steps 0..window_step-1 of `stream` (see `exposure_table`; with
+    `bucket_edges`, e.g. the checkpoint steps, the counts per step bucket too)."""
     check(
         isinstance(window_step, (int, np.integer)) and window_step >= 1,
         f"exposure_from_stream: window_step must be an int >= 1, got {window_step!r}",
     )
     window_step = int(window_step)
-    if n_jobs == 1: df = _exposure(phrases, case_sensitive, 1, items=stream_texts(stream, window_step))
+    if n_jobs == 1:
+        df = _exposure(phrases, case_sensitive, 1, items=stream_texts(stream, window_step), bucket_edges=bucket_edges)
     else:
         bounds = np.linspace(0, window_step, n_jobs + 1).round().astype(int)
-        df = _exposure(
-            phrases, case_sensitive, n_jobs, make_items=lambda w: stream_texts(stream, range(bounds[w], bounds[w + 1]))
-        )
+        df = _exposure(phrases, case_sensitive, n_jobs, bucket_edges=bucket_edges,
+                       make_items=lambda w: stream_texts(stream, range(bounds[w], bounds[w + 1])))
     df.attrs["window_step"] = window_step
     return df
 

@@ -14,6 +14,7 @@ from .core import GrokError, check
 from .lexicon import Lexicon, Noun, Verb, ZipfSampler, make_lexicon, zipf_slope, a_or_an
 from .lexicon import PRONOUNS, SUBJ_DETS, OBJ_DETS, WEAK_DETS, AGREE, MODALS, NEG_MODALS, SUBORDINATORS
 from .lexicon import ATTRACTOR_PREPS, ADJUNCT_PREPS, LOC_PREPS, MANNER, TIME_ADVERBS, FRONTED
+from .lexicon import RAISING_ADJECTIVES, CONTROL_ADJECTIVES, RAISING_VERBS, CONTROL_VERBS
 
 # %% auto #0
 __all__ = ['TENSES', 'DET_TABLES', 'PHENOMENON_TAGS', 'NounPhrase', 'PrepPhrase', 'Adverbial', 'Clause', 'reflexive', 'Grammar',
@@ -79,9 +80,13 @@ def reflexive(cls_or_gender: str, num: str, rng: random.Random) -> str:
 
 # %% ../nbs/02_grammar.ipynb #d19ac292
 class Grammar:
-    "A seeded probabilistic grammar over `make_lexicon(n_nouns)` with Zipf exponent `zipf` for every open class."
-    def __init__(self, n_nouns: int | None = None, zipf: float = 1.5):
+    """A seeded probabilistic grammar over `make_lexicon(n_nouns)` with Zipf exponent `zipf` for every open class; a
+    share `raising_share` of its clauses have a raising or control predicate (none by default)."""
+    def __init__(self, n_nouns: int | None = None, zipf: float = 1.5, raising_share: float = 0.0):
         check(isinstance(zipf, (int, float)) and 0 < zipf <= 5, f"zipf must be a number in (0, 5], got {zipf!r}")
+        check(isinstance(raising_share, (int, float)) and not isinstance(raising_share, bool)
+              and 0 <= raising_share <= 1, f"raising_share must be a number in [0, 1], got {raising_share!r}")
+        self.raising_share = float(raising_share)
         self.lex, self.zipf = make_lexicon(n_nouns), float(zipf)
         N, V = self.lex.nouns, self.lex.verbs
         def sub(items, keep):  # a subset that keeps the Zipf weights of the full list
@@ -384,6 +389,45 @@ def _reflexive_clause(self: Grammar, rng, tags, tense, cast=None) -> Clause:
     c.adjuncts = self.adjuncts(rng, tags, tense, .15, .05)
     return c
 
+# %% ../nbs/02_grammar.ipynb #2d2840dd
+@patch
+def predicate_group(self: Grammar, rng, pred: Verb | str, num: str, tense: str, tags) -> list[str]:
+    "The words from the finite verb to the raising or control predicate `pred` (a verb or an adjective)."
+    if isinstance(pred, Verb): return self.vgroup(rng, pred, num, tense, tags)
+    i = 0 if num == "sg" else 1
+    if tense in ("perf", "neg_perf"): be = [AGREE["have_neg" if tense == "neg_perf" else "have"][i], "been"]
+    elif tense == "pluperf": be = ["had", "been"]
+    elif tense == "modal": be = [rng.choice(MODALS), "be"]
+    elif tense == "neg_modal": be = [rng.choice(NEG_MODALS), "be"]
+    elif tense in ("past", "pastprog"): be = [AGREE["be_past"][i]]
+    elif tense == "neg_past": be = [AGREE["be_past_neg"][i]]
+    elif tense == "neg_pres": be = [AGREE["be_pres_neg"][i]]
+    elif tense in ("pres", "prog", "emph"): be = [AGREE["be_pres"][i]]
+    else: raise GrokError(f"unknown tense {tense!r}")
+    return be + [pred]
+
+# %% ../nbs/02_grammar.ipynb #cc927e11
+@patch
+def _raising_clause(self: Grammar, rng, tags, tense, cast=None) -> Clause:
+    "Expletive *there* + raising predicate + *to be* + pivot, or a subject + raising / control predicate + *to* + VP."
+    tags.add("raising")
+    r, adjective = rng.random(), rng.random() < .5
+    if r < 1 / 3:
+        c = self._there_clause(rng, tags)                          # pivot, tail or place; its verb is replaced
+        pred = rng.choice(RAISING_ADJECTIVES) if adjective else rng.choice(RAISING_VERBS)
+        c.verb = self.predicate_group(rng, pred, c.subject.number, tense, tags) + ["to", "be"]
+        return c
+    control = r >= 2 / 3
+    if adjective: pred = rng.choice(CONTROL_ADJECTIVES if control else RAISING_ADJECTIVES)
+    else: pred = rng.choice(CONTROL_VERBS if control else RAISING_VERBS)
+    v = self.verb_action(rng)
+    c = Clause()
+    c.subject, num, _ = self.subject(rng, tags, anim=control or not v.any_subject, cast=cast)
+    c.verb = self.predicate_group(rng, pred, num, tense, tags) + ["to", v.base]
+    if v.frame == "T" or (v.frame == "B" and rng.random() < .5): c.obj = self.object_np(rng, tags, cast)
+    c.adjuncts = self.adjuncts(rng, tags, tense, .15, .05)
+    return c
+
 # %% ../nbs/02_grammar.ipynb #ed4ce1e7
 @patch
 def _complement_clause(self: Grammar, rng, tags, tense, depth=0, cast=None) -> Clause:
@@ -399,7 +443,10 @@ def _complement_clause(self: Grammar, rng, tags, tense, depth=0, cast=None) -> C
 
 @patch
 def clause(self: Grammar, rng, tags, depth=0, cast=None, kind=None, question=False) -> Clause:
-    "One finite clause of a randomly chosen type (or of type `kind`: act, cop, pass, there, refl, comp)."
+    """One finite clause of a randomly chosen type (or of type `kind`: act, cop, pass, there, refl, comp, raising);
+    a raising clause with probability `raising_share` (no random draw for it when that is 0)."""
+    if kind == "raising" or (kind is None and self.raising_share and rng.random() < self.raising_share):
+        return self._raising_clause(rng, tags, TENSES(rng), cast)
     if kind is None: r = rng.random()
     else: r = {"act": 0, "cop": 0.63, "pass": 0.73, "there": 0.8, "refl": 0.87, "comp": 0.92}[kind]
     tense = TENSES(rng)

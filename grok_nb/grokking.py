@@ -14,9 +14,9 @@ from .scoring import pooled_states
 from .exposure import critical_phrase
 
 # %% auto #0
-__all__ = ['threshold_step', 'delay', 'split_curves', 'matched_random_null', 'fit_logistic', 'logistic_midpoint_delay',
-           'split_results', 'run_headline', 'delay_table', 'delay_label', 'effective_rank', 'concept_auroc',
-           'concept_vectors', 'critical_context_attention', 'rank_heads']
+__all__ = ['smooth_curve', 'threshold_step', 'delay', 'split_curves', 'matched_random_null', 'fit_logistic',
+           'logistic_midpoint_delay', 'split_results', 'run_headline', 'delay_table', 'delay_label', 'effective_rank',
+           'concept_auroc', 'concept_vectors', 'critical_context_attention', 'rank_heads']
 
 # %% ../nbs/11_grokking.ipynb #13f6078e
 def _steps_curve(steps, values, name="accuracy"):
@@ -37,21 +37,41 @@ def _check_threshold(threshold):
         f"threshold must be in (0, 1], got {threshold!r}",
     )
 
-def threshold_step(steps, accuracy, threshold: float = 0.8):
-    "First step whose accuracy is >= `threshold`; None if it never is."
+def smooth_curve(values, window: int = 3) -> np.ndarray:
+    """Centered moving average over `window` checkpoints (odd) along the last axis; at the ends the window shrinks to
+    the checkpoints there are."""
+    check(isinstance(window, (int, np.integer)) and window >= 1 and window % 2 == 1,
+          f"smooth_curve: window must be an odd int >= 1, got {window!r}")
+    v = np.asarray(values, dtype=float)
+    C, h = v.shape[-1], int(window) // 2
+    cs = np.concatenate([np.zeros(v.shape[:-1] + (1,)), np.cumsum(v, axis=-1)], axis=-1)
+    lo, hi = np.clip(np.arange(C) - h, 0, C), np.clip(np.arange(C) + h + 1, 0, C)
+    return (cs[..., hi] - cs[..., lo]) / (hi - lo)
+
+def _check_crossing(crossing):
+    check(crossing in ("first", "sustained"), f"crossing must be 'first' or 'sustained', got {crossing!r}")
+
+def threshold_step(steps, accuracy, threshold: float = 0.8, crossing: str = "first", smooth: int = 3):
+    """First step whose accuracy is >= `threshold` (`crossing='first'`, the paper's), or the first step from which the
+    accuracy smoothed over `smooth` checkpoints stays >= `threshold` to the end ('sustained'); None if there is none."""
     _check_threshold(threshold)
+    _check_crossing(crossing)
     steps, acc = _steps_curve(steps, accuracy, "threshold_step")
-    idx = np.flatnonzero(acc >= threshold)
+    if crossing == "first": ok = acc >= threshold
+    else: ok = np.logical_and.accumulate((smooth_curve(acc, smooth) >= threshold)[::-1])[::-1]
+    idx = np.flatnonzero(ok)
     return steps[idx[0]].item() if len(idx) else None
 
 # %% ../nbs/11_grokking.ipynb #d32d5c5e
-def delay(steps, acc_exposed, acc_unexposed, threshold: float = 0.8) -> dict:
-    """Δt = step(unexposed) − step(exposed) at `threshold`, with explicit censoring: `censored` is None,
-    'unexposed' (then Δt > `delta_t_lower_bound`), 'exposed' (Δt < `delta_t_upper_bound`) or 'both'."""
-    te, tu = threshold_step(steps, acc_exposed, threshold), threshold_step(steps, acc_unexposed, threshold)
+def delay(steps, acc_exposed, acc_unexposed, threshold: float = 0.8, crossing: str = "first", smooth: int = 3) -> dict:
+    """Δt = step(unexposed) − step(exposed) at `threshold` (`crossing` 'first' or 'sustained', see `threshold_step`),
+    with explicit censoring: `censored` is None, 'unexposed' (then Δt > `delta_t_lower_bound`), 'exposed'
+    (Δt < `delta_t_upper_bound`) or 'both'."""
+    te = threshold_step(steps, acc_exposed, threshold, crossing, smooth)
+    tu = threshold_step(steps, acc_unexposed, threshold, crossing, smooth)
     last = np.asarray(steps)[-1].item()
     out = dict(threshold=float(threshold), step_exposed=te, step_unexposed=tu, last_step=last, delta_t=None,
-               censored=None, delta_t_lower_bound=None, delta_t_upper_bound=None)
+               censored=None, delta_t_lower_bound=None, delta_t_upper_bound=None, crossing=crossing)
     if te is not None and tu is not None: out["delta_t"] = tu - te
     elif te is not None: out.update(censored="unexposed", delta_t_lower_bound=last - te)
     elif tu is not None: out.update(censored="exposed", delta_t_upper_bound=tu - last)
@@ -84,18 +104,38 @@ def split_curves(values, exposed) -> tuple[np.ndarray, np.ndarray]:
     return values[exposed].mean(0), values[~exposed].mean(0)
 
 # %% ../nbs/11_grokking.ipynb #271862aa
-def _crossing_steps(acc: np.ndarray, steps: np.ndarray, threshold: float, censor_step):
-    "acc [k, C] -> the first step with acc >= threshold per row (censor_step where none), and the censored mask."
+def _crossing_steps(acc: np.ndarray, steps: np.ndarray, threshold: float, censor_step, crossing="first", smooth=3):
+    "acc [k, C] -> the first (or sustained) crossing step per row (censor_step where none), and the censored mask."
     ge = acc >= threshold
+    if crossing == "sustained":
+        ge = np.logical_and.accumulate((smooth_curve(acc, smooth) >= threshold)[:, ::-1], 1)[:, ::-1]
     hit = ge.any(axis=1)
     first = steps[ge.argmax(axis=1)].astype(float)
     return np.where(hit, first, float(censor_step)), ~hit
 
+def _units(exposed, groups, strata):
+    "Unit of each pair, and per unit its exposure and stratum (checked constant within a unit)."
+    P = len(exposed)
+    groups = np.arange(P) if groups is None else np.asarray(groups)
+    strata = np.zeros(P, np.int64) if strata is None else np.asarray(strata)
+    check(groups.shape == (P,) and strata.shape == (P,),
+          f"matched_random_null: groups and strata need one entry per pair ({P}), got {groups.shape}, {strata.shape}")
+    _, unit = np.unique(groups, return_inverse=True)
+    ue, us = np.zeros(unit.max() + 1, bool), np.zeros(unit.max() + 1, strata.dtype)
+    ue[unit], us[unit] = exposed, strata
+    check(bool((ue[unit] == exposed).all()), "matched_random_null: pairs of one group differ in exposure")
+    check(bool((us[unit] == strata).all()), "matched_random_null: pairs of one group differ in stratum")
+    return unit, ue, us
+
 def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float = 0.8, seed: int = 0,
-                        return_splits: bool = False) -> dict:
-    """Observed Δt against `n` random splits with the original group sizes; one-sided p-value.
-    Never-crossing splits count at `last_step + interval` (see above)."""
+                        return_splits: bool = False, strata=None, groups=None, crossing: str = "first",
+                        smooth: int = 3) -> dict:
+    """Observed Δt against `n` random splits with the original group sizes; one-sided p-value. With `groups` (per
+    pair, e.g. its phrase) whole groups are relabelled; with `strata` (per pair, constant within a group) labels move
+    only within a stratum, keeping its number of exposed groups. Never-crossing splits count at
+    `last_step + interval` (see above); `crossing` as in `threshold_step`."""
     _check_threshold(threshold)
+    _check_crossing(crossing)
     check(isinstance(n, (int, np.integer)) and n >= 1, f"matched_random_null: n must be an int >= 1, got {n!r}")
     correct, exposed, steps = _check_matrix(correct, exposed, steps)
     check(
@@ -109,19 +149,30 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
     censor_step = steps[-1] + (steps[-1] - steps[-2])
     def deltas(member: np.ndarray):                                    # member [k, P] bool
         sums_e = member.astype(np.float64) @ C                         # [k, C] exact integer sums
-        acc_e, acc_u = sums_e / n_e, (C.sum(0)[None] - sums_e) / n_u
-        te, ce = _crossing_steps(acc_e, steps, threshold, censor_step)
-        tu, cu = _crossing_steps(acc_u, steps, threshold, censor_step)
+        k_e = member.sum(1, keepdims=True).astype(np.float64)          # split sizes (they vary with groups)
+        acc_e, acc_u = sums_e / k_e, (C.sum(0)[None] - sums_e) / (P - k_e)
+        te, ce = _crossing_steps(acc_e, steps, threshold, censor_step, crossing, smooth)
+        tu, cu = _crossing_steps(acc_u, steps, threshold, censor_step, crossing, smooth)
         return tu - te, ce | cu
     obs, obs_cens = deltas(exposed[None])
     rng = np.random.default_rng(seed)
-    splits = rng.permuted(np.broadcast_to(exposed, (n, P)), axis=1)    # each row: a random relabelling, same sizes
+    unit, ue, us = _units(exposed, groups, strata)
+    if strata is None and groups is None:
+        splits = rng.permuted(np.broadcast_to(exposed, (n, P)), axis=1)   # each row: a random relabelling, same sizes
+    else:
+        labels = np.empty((n, len(ue)), bool)
+        for s in np.unique(us):                                        # relabel the units of each stratum
+            idx = np.flatnonzero(us == s)
+            labels[:, idx] = rng.permuted(np.broadcast_to(ue[idx], (n, len(idx))), axis=1)
+        splits = labels[:, unit]
     null, cens = deltas(splits)
     acc_e, acc_u = C[exposed].mean(0), C[~exposed].mean(0)
+    strata_sizes = {str(s): [int(ue[us == s].sum()), int((us == s).sum())] for s in np.unique(us)}
     out = dict(observed=float(obs[0]), null=null, p_value=float((1 + np.sum(null >= obs[0])) / (1 + n)),
                n=int(n), n_exposed=n_e, n_unexposed=n_u, threshold=float(threshold), censor_step=censor_step.item(),
                observed_censored=bool(obs_cens[0]), null_censored_share=float(cens.mean()),
-               delay=delay(steps, acc_e, acc_u, threshold))
+               delay=delay(steps, acc_e, acc_u, threshold, crossing, smooth), crossing=crossing, n_units=len(ue),
+               stratified=strata is not None, strata_sizes=strata_sizes)
     if return_splits: out["splits"] = splits
     return out
 
@@ -169,20 +220,32 @@ def fit_logistic(steps, accuracy) -> dict:
     )
 
 # %% ../nbs/11_grokking.ipynb #4fe9c06a
-def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: float = 0.95, seed: int = 0) -> dict:
+def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: float = 0.95, seed: int = 0,
+                            groups=None) -> dict:
     """Δt = midpoint(unexposed) − midpoint(exposed) of logistic fits to the split accuracy curves, with an
-    item-bootstrap interval (`ci`); bootstrap fits that fail are dropped and counted."""
+    item-bootstrap interval (`ci`; with `groups`, whole groups such as a phrase's pairs are resampled); bootstrap fits
+    that fail are dropped and counted."""
     correct, exposed, steps = _check_matrix(correct, exposed, steps)
+    gs = None if groups is None else np.asarray(groups)
+    check(gs is None or gs.shape == exposed.shape, f"logistic_midpoint_delay: groups need one entry per pair")
     check(0 < ci < 1, f"ci must be in (0, 1), got {ci!r}")
     check(isinstance(n_boot, (int, np.integer)) and n_boot >= 0, f"n_boot must be an int >= 0, got {n_boot!r}")
-    C = correct.astype(float)
+    # 0/1 outcomes resample in integer arithmetic: exact, so the bootstrap curves (and the fits on them) do not depend
+    # on BLAS rounding, which varies with memory alignment and made two identical runs differ
+    C = correct.astype(np.int64) if np.isin(correct, (0, 1)).all() else correct.astype(float)
     ce, cu = C[exposed], C[~exposed]
     fe, fu = fit_logistic(steps, ce.mean(0)), fit_logistic(steps, cu.mean(0))
     rng = np.random.default_rng(seed)
-    def boot_curves(M):                                            # [n_boot, C] accuracy curves of item resamples
-        w = rng.multinomial(len(M), np.full(len(M), 1 / len(M)), size=n_boot)
-        return (w @ M) / len(M)
-    be, bu = boot_curves(ce), boot_curves(cu)
+    def boot_curves(M, g):                                         # [n_boot, C] accuracy curves of resamples
+        if g is None:
+            w = rng.multinomial(len(M), np.full(len(M), 1 / len(M)), size=n_boot)
+            return (w @ M) / len(M)
+        _, inv = np.unique(g, return_inverse=True)                 # per group: summed curve and size
+        S, size = np.zeros((inv.max() + 1, M.shape[1]), M.dtype), np.bincount(inv)
+        np.add.at(S, inv, M)
+        w = rng.multinomial(len(S), np.full(len(S), 1 / len(S)), size=n_boot)
+        return (w @ S) / (w @ size)[:, None]
+    be, bu = boot_curves(ce, None if gs is None else gs[exposed]), boot_curves(cu, None if gs is None else gs[~exposed])
     boot = np.full(n_boot, np.nan)
     for b in range(n_boot):
         e, u = fit_logistic(steps, be[b]), fit_logistic(steps, bu[b])
@@ -195,20 +258,26 @@ def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: flo
 
 # %% ../nbs/11_grokking.ipynb #4ab057ea
 def split_results(correct, margin, exposed, steps, threshold: float = 0.8, n_null: int = 1000, n_boot: int = 200,
-                  seed: int = 0) -> dict:
-    """Study A's numbers for one phenomenon: `correct`, `margin` [pairs, checkpoints], `exposed` [pairs] (bool).
-    Keys: `n_exposed`, `n_unexposed`, and unless `skipped`: `delay`, `null` (without the null array), `null_values`,
-    `logistic`, `final_margin`, `acc_exposed`, `acc_unexposed`."""
+                  seed: int = 0, strata=None, groups=None, smooth: int = 3) -> dict:
+    """Study A's numbers for one phenomenon: `correct`, `margin` [pairs, checkpoints], `exposed` [pairs] (bool), and
+    optionally per pair its frequency `strata` and `groups` (phrase) for the null and the bootstrap. Keys: `n_exposed`,
+    `n_unexposed`, and unless `skipped`: `delay` and `delay_sustained`, `null` and `null_sustained` (without the null
+    arrays), `null_values` (first crossings), `logistic` (with its bootstrap array `boot`), `final_margin`,
+    `acc_exposed`, `acc_unexposed`."""
     correct, exposed, margin = np.asarray(correct), np.asarray(exposed, dtype=bool), np.asarray(margin, dtype=float)
     check(margin.shape == correct.shape, f"split_results: margin {margin.shape} and correct {correct.shape} differ")
     e = exposed
     row = {"n_exposed": int(e.sum()), "n_unexposed": int((~e).sum())}
     if e.sum() < 2 or (~e).sum() < 2: return {**row, "skipped": "fewer than 2 pairs in a split"}
     acc_e, acc_u = split_curves(correct, e)
-    null = matched_random_null(correct, e, steps, n=n_null, threshold=threshold, seed=seed)
+    kw = dict(n=n_null, threshold=threshold, seed=seed, strata=strata, groups=groups, smooth=smooth)
+    null, null_s = (matched_random_null(correct, e, steps, crossing=c, **kw) for c in ("first", "sustained"))
+    lg = logistic_midpoint_delay(steps, correct, e, n_boot=n_boot, seed=seed, groups=groups)
     return {**row, "delay": delay(steps, acc_e, acc_u, threshold),
+            "delay_sustained": delay(steps, acc_e, acc_u, threshold, "sustained", smooth),
             "null": {k: v for k, v in null.items() if k != "null"}, "null_values": np.asarray(null["null"]).tolist(),
-            "logistic": logistic_midpoint_delay(steps, correct, e, n_boot=n_boot, seed=seed),
+            "null_sustained": {k: v for k, v in null_s.items() if k != "null"},
+            "logistic": lg,
             "final_margin": {"exposed": float(margin[e, -1].mean()), "unexposed": float(margin[~e, -1].mean())},
             "acc_exposed": acc_e.tolist(), "acc_unexposed": acc_u.tolist()}
 
@@ -225,38 +294,45 @@ def run_headline(phenomena: dict, final_accuracy: float) -> dict:
 
 # %% ../nbs/11_grokking.ipynb #bb03b638
 def delay_table(runs) -> pd.DataFrame:
-    "One row per (run, phenomenon) with a Δt, from `(run_id, seed, steps, results)` tuples of finished runs."
+    """One row per (run, phenomenon) with a Δt, from `(run_id, seed, steps, results)` tuples of finished runs: the
+    first-crossing columns, the sustained ones prefixed `s_`, the logistic Δt and its interval, the split sizes
+    (`n_exposed_matched` ... where the run matched on frequency) and the match's standardized differences."""
     rows = []
     for run_id, seed, steps, R in runs:
         for uid, p in R["phenomena"].items():
             if "delay" not in p: continue
-            lg = p.get("logistic") or {}
-            rows.append(
-                {
-                    "run_id": run_id,
-                    "seed": seed,
-                    "steps": steps,
-                    "phenomenon": uid,
-                    "n_exposed": p["n_exposed"],
-                    "n_unexposed": p["n_unexposed"],
-                    "delta_t": p["delay"]["delta_t"],
-                    "censored": p["delay"]["censored"],
-                    "lower_bound": p["delay"]["delta_t_lower_bound"],
-                    "upper_bound": p["delay"]["delta_t_upper_bound"],
-                    "p_value": p["null"]["p_value"],
-                    "delta_t_logistic": lg.get("delta_t"),
-                    "ci_low": lg.get("ci_low"),
-                    "ci_high": lg.get("ci_high"),
-                    "margin_exposed": p["final_margin"]["exposed"],
-                    "margin_unexposed": p["final_margin"]["unexposed"],
-                }
-            )
+            lg, m = p.get("logistic") or {}, p.get("match") or {}
+            row = {"run_id": run_id, "seed": seed, "steps": steps, "phenomenon": uid, "n_exposed": p["n_exposed"],
+                   "n_unexposed": p["n_unexposed"], "n_exposed_matched": p.get("n_exposed_matched"),
+                   "n_unexposed_matched": p.get("n_unexposed_matched"), "smd_before": m.get("smd_before"),
+                   "smd_after": m.get("smd_after"), "max_gap": m.get("max_gap"),
+                   "delta_t_logistic": lg.get("delta_t"), "ci_low": lg.get("ci_low"), "ci_high": lg.get("ci_high"),
+                   "transition_step": p.get("transition_step"), "eval_interval": p.get("eval_interval"),
+                   "margin_exposed": p["final_margin"]["exposed"], "margin_unexposed": p["final_margin"]["unexposed"]}
+            for pre, d, null in (
+                ("", p["delay"], p["null"]),
+                ("s_", p.get("delay_sustained"), p.get("null_sustained")),
+            ):
+                d, null = d or {}, null or {}
+                row.update(
+                    {
+                        pre + "delta_t": d.get("delta_t"),
+                        pre + "censored": d.get("censored"),
+                        pre + "lower_bound": d.get("delta_t_lower_bound"),
+                        pre + "upper_bound": d.get("delta_t_upper_bound"),
+                        pre + "step_exposed": d.get("step_exposed"),
+                        pre + "step_unexposed": d.get("step_unexposed"),
+                        pre + "p_value": null.get("p_value"),
+                    }
+                )
+            rows.append(row)
     return pd.DataFrame(rows)
 
 # %% ../nbs/11_grokking.ipynb #8043c08d
-def delay_label(row) -> str:
-    "A Δt for the summary: measured (`+20`), censored (`>220`, `<-30`) or `never`."
-    get = row.get if isinstance(row, dict) else lambda k: getattr(row, k)
+def delay_label(row, prefix: str = "") -> str:
+    "A Δt for the summary: measured (`+20`), censored (`>220`, `<-30`) or `never`; `prefix` 's_' for the sustained one."
+    _get = row.get if isinstance(row, dict) else lambda k: getattr(row, k)
+    get = lambda k: _get(prefix + k)
     if get("delta_t") is not None and not pd.isna(get("delta_t")): return f"{get('delta_t'):+.0f}"
     if get("censored") == "unexposed": return f">{get('lower_bound'):.0f}"
     if get("censored") == "exposed": return f"<{get('upper_bound'):.0f}"

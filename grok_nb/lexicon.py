@@ -15,9 +15,10 @@ from .core import check
 # %% auto #0
 __all__ = ['NOUNS_TEXT', 'VERBS_TEXT', 'ADJECTIVES_TEXT', 'NAMES_TEXT', 'DEMONSTRATIVES', 'REFLEXIVES', 'SUBJ_DETS', 'OBJ_DETS',
            'WEAK_DETS', 'AGREE', 'MODALS', 'NEG_MODALS', 'ATTRACTOR_PREPS', 'ADJUNCT_PREPS', 'LOC_PREPS', 'MANNER',
-           'TIME_ADVERBS', 'FRONTED', 'SUBORDINATORS', 'PRONOUNS', 'FUNCTION_WORDS', 'N_HAND_NOUNS', 'plural',
-           'third_singular', 'regular_past', 'ing_form', 'a_or_an', 'Noun', 'Verb', 'Lexicon', 'make_lexicon',
-           'ZipfSampler', 'zipf_slope']
+           'TIME_ADVERBS', 'FRONTED', 'SUBORDINATORS', 'PRONOUNS', 'FUNCTION_WORDS', 'RAISING_ADJECTIVES',
+           'CONTROL_ADJECTIVES', 'RAISING_VERBS', 'CONTROL_VERBS', 'N_HAND_NOUNS', 'plural', 'third_singular',
+           'regular_past', 'ing_form', 'a_or_an', 'Noun', 'Verb', 'Lexicon', 'make_lexicon', 'ZipfSampler',
+           'zipf_slope']
 
 # %% ../nbs/01a_lexicon.ipynb #b3a1b752
 NOUNS_TEXT = """
@@ -295,6 +296,14 @@ FUNCTION_WORDS = tuple(sorted(
     | {w for t in list(MANNER) + [x for v in TIME_ADVERBS.values() for x in v] + list(FRONTED) for w in t.split()}
     | {"an", "every", "each", "all", "most", "of", "about", "by", "that", "there", "and", "but", "so", "had",
        "did", "didn't", "hadn't", "to"}))
+
+# %% ../nbs/01a_lexicon.ipynb #761c3ac1
+RAISING_ADJECTIVES = ("likely", "unlikely", "certain", "sure", "bound", "about", "apt", "due", "liable")
+CONTROL_ADJECTIVES = ("eager", "willing", "unwilling", "anxious", "reluctant", "ready", "able", "unable", "keen",
+                      "determined", "afraid")
+RAISING_VERBS = tuple(_parse_verbs("seem:I appear:I happen:I tend:I prove:I threaten:I fail:I"))
+CONTROL_VERBS = tuple(_parse_verbs("want:T try:T hope:T expect:T need:T decide:T refuse:T attempt:T manage:T wish:T "
+                                   "intend:T offer:T bother:T"))
 
 # %% ../nbs/01a_lexicon.ipynb #0c82e70f
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from grok_nb.params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathS
 from .status import run_status, _try_lock, _failure, _attempts
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'PARAM_RULES', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'grid',
-           'studies_dir', 'study_notebook', 'study_defaults', 'study_rules', 'resolve_params', 'run_path', 'run_study',
-           'sweep', 'load_runs', 'run_plan', 'study_params', 'open_run', 'demo_grokking', 'demo_emergence',
+__all__ = ['STUDIES_DIR', 'PARAM_RULES', 'GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES',
+           'grid', 'studies_dir', 'study_notebook', 'study_defaults', 'study_rules', 'resolve_params', 'run_path',
+           'run_study', 'sweep', 'load_runs', 'run_plan', 'study_params', 'open_run', 'demo_grokking', 'demo_emergence',
            'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'save_summary', 'table_values',
            'publish_summaries', 'run_reports', 'demo', 'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs',
            'run_profile', 'parse_params', 'main']
@@ -84,9 +84,13 @@ PARAM_RULES: dict[str, dict[str, Rule]] = {
     "grokking": dict(
         corpus=PathSpec(specials=("embedded",)), pairs=PathSpec(specials=("embedded",)),
         phenomena=ListOf(Str(), unique=True), preset=OneOf(_presets),
-        tokenizer=PathSpec(specials=("auto",), prefixes=(), hub_names=True), vocab_size=Int(5), n_docs=_POS,
-        n_per_phenomenon=_POS, zipf=Num(0, lo_open=True), max_tokens=Opt(_POS), tokenizer_sample_docs=_POS,
-        data_procs=_POS, checkpoint_every=_POS, threshold=_SHARE, n_null=_POS, n_boot=_NN),
+        tokenizer=PathSpec(specials=("auto",), prefixes=(), hub_names=True), vocab_size=Int(5), n_docs=Opt(_POS),
+        n_per_phenomenon=_POS, zipf=Num(0, lo_open=True), n_nouns=Opt(_POS), raising_share=_FRAC, n_exposures=_NN,
+        exposure_window=_SHARE, match_tolerance=Num(0), stratum_width=Num(0, lo_open=True), max_tokens=Opt(_POS),
+        tokenizer_sample_docs=_POS, data_procs=_POS, checkpoint_every=_POS, dense_until=Opt(_POS),
+        late_every=Opt(_POS), threshold=_SHARE, smooth=_POS, n_null=_POS, n_boot=_NN, analysis_pairs=Int(2),
+        analysis_every=_POS, concept_layer=Opt(_NN), concept_pool=OneOf("phrase", "last"), top_k=_POS,
+        head_window=Num(0, lo_open=True)),
     "emergence": dict(
         suite=OneOf("local", "pythia", "polypythia"), sizes=ListOf(Str(), unique=True)
         & _rel(lambda v, p: p["suite"] != "local" or set(v) <= set(_presets("pythia-")),
@@ -353,10 +357,16 @@ def open_run(study: str, params: dict, run_dir=None, runs_dir=None) -> RunDir:
     return rd
 
 # %% ../nbs/90_sweep.ipynb #2e865005
+# study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
+# clauses, word-frequency controls for the unexposed phrases, the corpus sized to one pass over the window
+GROKKING_DESIGN = dict(n_nouns=1500, zipf=1.2, vocab_size=8192)
+
 def demo_grokking() -> list[tuple[str, dict]]:
-    "Study A's demo runs."
-    # 250 steps of 32 x 64 tokens are 1.09 passes over the 6,000-document embedded corpus: allowed explicitly
-    return [("grokking", p) for p in grid(seed=[0, 1, 2], steps=250, checkpoint_every=10, allow_repeats=True)]
+    """Study A's demo runs: the profile's design, the largest slice of it that fits the demo's share (3 seeds of 160
+    steps, 388 worker-seconds at 200; checkpoints every 5 steps to 60, where the learnable phenomena cross, then 20)."""
+    return [("grokking", p) for p in grid(seed=[0, 1, 2], steps=160, checkpoint_every=5, dense_until=60, late_every=20,
+                                          n_per_phenomenon=150, analysis_pairs=30, analysis_every=2, head_window=40,
+                                          **GROKKING_DESIGN)]
 
 # %% ../nbs/90_sweep.ipynb #34cb56de
 # the mini-suite of study B: GPT-NeoX sizes whose heads leave rotary room (head dim 32: pythia-tiny with 2 heads of 32,
@@ -502,8 +512,11 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
 
 # %% ../nbs/90_sweep.ipynb #ba5701be
 def profile_a_jobs() -> list[tuple[str, dict]]:
-    "Study A's profile."
-    return []
+    """Study A's profile: four seeds of the design with >= 300 matched pairs per split, checkpoints every 5 steps
+    through the transitions (to step 600), every 25 after."""
+    return [("grokking", p) for p in grid(seed=[0, 1, 2, 3], steps=1000, checkpoint_every=5, dense_until=600,
+                                          late_every=25, n_per_phenomenon=800, analysis_pairs=60, analysis_every=4,
+                                          head_window=50, **GROKKING_DESIGN)]
 
 def profile_b_jobs() -> list[tuple[str, dict]]:
     "Study B's profile: the mini-suite (2 sizes x 5 seeds, one run per member), then the synthetic sweeps."
