@@ -158,7 +158,7 @@ def run_path(study: str, full_params: dict, runs_dir=None) -> Path:
     return Path(runs_dir or runs_root()).expanduser().resolve() / study / run_id(study, full_params)
 
 # %% ../nbs/90_sweep.ipynb #b2f4be4d
-_QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]        # no start-up warnings from every kernel
+_QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]        # no start-up warnings from every kernel
 
 def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = False, log_output: bool = False,
               progress: bool = False) -> dict:
