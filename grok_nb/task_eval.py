@@ -54,7 +54,7 @@ def measure(model, batch: dict, n_cells: int, prefix: str = "", attention: bool 
     dev = next(model.parameters()).device
     ids, labels = batch["input_ids"].to(dev), batch["labels"].to(dev)
     ctx = capture_attention(model) if attention else contextlib.nullcontext({})
-    with ctx as att: logits = model(input_ids=ids).logits.float()
+    with ctx as att, torch.no_grad(): logits = model(input_ids=ids).logits.float()      # a measurement: no graph
     acc_pos = position_accuracy(logits, labels).cpu()  # [(T-1) * S], state-major
     out = {
         f"{prefix}eval_loss": float(lm_loss(logits, labels)),
