@@ -39,10 +39,11 @@ def eval_interval(steps, t) -> float | None:
     return float(steps[j] - steps[j - 1])
 
 # %% ../nbs/11a_phenomena.ipynb #ff58eb1d
-def transition_step(result: dict) -> float | None:
-    "A phenomenon's transition: its unexposed split's logistic midpoint (in range and fitted), else None."
+def transition_step(result: dict, min_rise: float = 0.15) -> float | None:
+    "A phenomenon's transition: its unexposed split's logistic midpoint (fitted, in range, rising >= `min_rise`)."
     fit = (result.get("logistic") or {}).get("fit_unexposed") or {}
-    return float(fit["midpoint"]) if fit.get("ok") and fit.get("in_range") else None
+    if not (fit.get("ok") and fit.get("in_range")): return None
+    return float(fit["midpoint"]) if fit["hi"] - fit["lo"] >= min_rise else None
 
 # %% ../nbs/11a_phenomena.ipynb #cf850611
 def before_after(steps, values, t) -> dict:
@@ -166,17 +167,28 @@ def dose_response(correct, sightings) -> dict:
     return {"bins": list(DOSE_BINS), "accuracy": acc, "n": n}
 
 # %% ../nbs/11a_phenomena.ipynb #3a57e15d
-def dose_summary(steps, dose: dict, t, window: float, min_cells: int = 20) -> dict:
-    """Pooled over the checkpoints within `window` of `t` (all checkpoints when `t` is None): per dose bin the accuracy
-    and the number of (pair, checkpoint) cells, and whether the bins with >= `min_cells` cells rise monotonically."""
+def dose_summary(steps, dose: dict, t, window: float, min_cells: int = 20, min_pairs: int = 5) -> dict:
+    """Over the checkpoints within `window` of `t` (all when `t` is None): per dose bin the pooled accuracy and its
+    (pair, checkpoint) cells (descriptive), and the **step-matched** contrast — the bin's accuracy minus the unseen
+    bin's at the same checkpoint, averaged over the checkpoints where both have >= `min_pairs` pairs (`vs_unseen`,
+    `steps_matched`). `monotone`: the contrasts of the bins that have one (0 for unseen) never fall and the last is > 0
+    (None with fewer than two such bins)."""
     steps = np.asarray(steps, dtype=float)
     near = np.ones(len(steps), bool) if t is None else np.abs(steps - t) <= window
-    n = dose["n"][:, near].sum(1)
-    hits = np.nansum(np.nan_to_num(dose["accuracy"][:, near]) * dose["n"][:, near], 1)
-    acc = [float(h / m) if m else None for h, m in zip(hits, n)]
-    seen = [a for a, m in zip(acc, n) if m >= min_cells]
-    return {"bins": dose["bins"], "accuracy": acc, "cells": [int(x) for x in n],
-            "monotone": bool(all(x <= y for x, y in zip(seen, seen[1:]))) if len(seen) >= 2 else None,
+    n_all, a_all = dose["n"][:, near], dose["accuracy"][:, near]
+    n = n_all.sum(1)
+    hits = np.nansum(np.nan_to_num(a_all) * n_all, 1)
+    acc = [float(h / m) if m >= min_cells else None for h, m in zip(hits, n)]
+    ok = n_all >= min_pairs
+    diffs, k = [], []
+    for b in range(len(n)):
+        both = ok[0] & ok[b]
+        k.append(int(both.sum()))
+        diffs.append(float(np.mean(a_all[b, both] - a_all[0, both])) if both.any() else None)
+    seen = [d for d in diffs if d is not None]
+    return {"bins": dose["bins"], "accuracy": acc, "cells": [int(x) for x in n], "vs_unseen": diffs,
+            "steps_matched": k,
+            "monotone": bool(all(x <= y for x, y in zip(seen, seen[1:])) and seen[-1] > 0) if len(seen) >= 2 else None,
             "t": None if t is None else float(t), "window": float(window)}
 
 # %% ../nbs/11a_phenomena.ipynb #3a1a4488
@@ -210,6 +222,8 @@ def phenomenon_table(runs) -> pd.DataFrame:
                     "dose_accuracy": d.get("accuracy"),
                     "dose_cells": d.get("cells"),
                     "dose_monotone": d.get("monotone"),
+                    "dose_vs_unseen": d.get("vs_unseen"),
+                    "dose_top": (d.get("vs_unseen") or [None])[-1],
                 }
             )
     return pd.concat([table, pd.DataFrame(extra, index=table.index)], axis=1) if len(table) else table
@@ -235,12 +249,13 @@ def summary_line(row) -> str:
             f"heads {r.get('top_heads') or 'n/a'} (B {_f(r.get('heads_b_top'), '+.3f')} vs all "
             f"{_f(r.get('heads_b_all'), '+.3f')}; "
             f"J half {_f(r.get('j_split_half'), '.2f')}, between {_f(r.get('j_between'), '.2f')}, chance "
-            f"{_f(r.get('j_chance'), '.2f')})")
+            f"{_f(r.get('j_chance'), '.2f')}); dose >=5 vs unseen at equal step {_f(r.get('dose_top'), '+.2f')}")
 
 # %% ../nbs/11a_phenomena.ipynb #996c483e
 def phenomenon_tally(table: pd.DataFrame) -> pd.DataFrame:
     """Per phenomenon: seeds, seeds in which both splits crossed (first crossing; sustained), the smallest matched
-    split, and the medians of Δt (first, sustained, logistic) and of the p-values."""
+    split, the medians of Δt (first, sustained, logistic), of the p-values and of the step-matched dose contrast (>= 5
+    sightings vs unseen), and the seeds whose dose-response is monotone."""
     def both(d, pre):
         return int((d[pre + "step_exposed"].notna() & d[pre + "step_unexposed"].notna()).sum())
     rows = []
@@ -259,6 +274,9 @@ def phenomenon_tally(table: pd.DataFrame) -> pd.DataFrame:
                 "median_logistic": med("delta_t_logistic"),
                 "median_p": med("p_value"),
                 "median_s_p": med("s_p_value"),
+                "median_dose_top": med("dose_top") if "dose_top" in d else None,
+                # noqa: E712
+                "dose_monotone": int((d["dose_monotone"] == True).sum()) if "dose_monotone" in d else None,
             }
         )
     return pd.DataFrame(rows)
