@@ -11,6 +11,7 @@ import torch
 from fastcore.basics import patch
 from .core import GrokError, check
 from .data import TokenStream, text_source
+from .store import SubsetCorpus, tokenizer_fingerprint
 from .models import build_model
 from .train import lm_loss_sum
 
@@ -233,28 +234,39 @@ class CompartmentStream:
                   f"InfoNCE pairs need c >= 2 compartments (or explicit pairs), got c={c}")
             check(comp_tok.shared_base or pairs,
                   "translation rows with disjoint tokenizers need explicit `pairs` (real translations)")
-        as_list = isinstance(docs, list) and all(isinstance(d, str) for d in docs)
-        self.docs = docs if as_list else list(text_source(docs))
-        check(len(self.docs) > 0, "CompartmentStream: empty corpus (0 documents)")
+        self.corpus = docs if hasattr(docs, "epoch_order") else None       # a token store, or a view of one
+        if self.corpus is None:
+            as_list = isinstance(docs, list) and all(isinstance(d, str) for d in docs)
+            self.docs = docs if as_list else list(text_source(docs))
+        else:
+            check(comp_tok.shared_base, "CompartmentStream over a token store needs one shared base tokenizer")
+            st = getattr(self.corpus, "tokenizer", None)
+            check(st is not None and tokenizer_fingerprint(st) == tokenizer_fingerprint(comp_tok.base_tokenizer(0)),
+                  f"CompartmentStream: the corpus {self.corpus!r} was not tokenized with the compartments' base "
+                  "tokenizer")
+            self.docs = None
+        self.n_docs = len(self.docs) if self.docs is not None else self.corpus.n_docs
+        check(self.n_docs > 0, "CompartmentStream: empty corpus (0 documents)")
         self.comp_tok, self.seq_len, self.batch_size, self.seed, self.c = comp_tok, seq_len, batch_size, seed, c
         self.translation_fraction, self.translation_loss = float(t), translation_loss
         self.pairs_per_batch = pairs_per_batch
         self.proportions = _check_proportions(proportions, c)
         if doc_compartments is None:
-            self.doc_compartments = assign_documents(len(self.docs), self.proportions, seed)
+            self.doc_compartments = assign_documents(self.n_docs, self.proportions, seed)
         else:
             dc = np.asarray(doc_compartments, dtype=np.int64)
-            check(dc.shape == (len(self.docs),),
-                  f"doc_compartments must give one compartment per document ({len(self.docs)}), got "
+            check(dc.shape == (self.n_docs,),
+                  f"doc_compartments must give one compartment per document ({self.n_docs}), got "
                   f"{dc.shape[0] if dc.ndim else dc}")
             check(dc.size == 0 or (dc.min() >= 0 and dc.max() < c), f"doc_compartments must be in [0, {c})")
             self.doc_compartments = dc
         self._streams = {}
         for j in range(c):
             if self.proportions[j] == 0: continue
-            dj = [d for d, k in zip(self.docs, self.doc_compartments) if k == j]
-            check(len(dj) > 0,
+            in_j = np.flatnonzero(self.doc_compartments == j)
+            check(len(in_j) > 0,
                   f"CompartmentStream: compartment {j} has proportion {self.proportions[j]:.3g} but no documents")
+            dj = [self.docs[i] for i in in_j] if self.corpus is None else SubsetCorpus(self.corpus, in_j)
             try: self._streams[j] = TokenStream(dj, comp_tok.base_tokenizer(j), seq_len, 1, seed=seed + 1000 * j)
             except GrokError as e: raise GrokError(f"CompartmentStream: compartment {j}: {e}") from e
         self._quota = _largest_remainder(np.r_[(1 - t) * self.proportions, t], ROW_BLOCK)
@@ -267,9 +279,10 @@ class CompartmentStream:
         self.pairs_per_row = seq_len // (2 * self.half + 2)
         self.pairs = None if pairs is None else _encode_pairs(pairs, comp_tok, self.half)
         if pairs is None and needs_pairs:
-            self._trans_stream = TokenStream(self.docs, comp_tok.base_tokenizer(0), self.half, 1, seed=seed + 7919)
+            src = self.docs if self.corpus is None else self.corpus
+            self._trans_stream = TokenStream(src, comp_tok.base_tokenizer(0), self.half, 1, seed=seed + 7919)
             self._pair_stream = self._trans_stream if self.half == self.pair_len else TokenStream(
-                self.docs, comp_tok.base_tokenizer(0), self.pair_len, 1, seed=seed + 7920)
+                src, comp_tok.base_tokenizer(0), self.pair_len, 1, seed=seed + 7920)
         short = "" if trans_half is None else f"|half={trans_half}"
         h = hashlib.sha256(f"{comp_tok.fingerprint}|{seq_len}|{batch_size}|{seed}|{t}|{self.proportions.tolist()}|"
                            f"{translation_loss}|{pairs_per_batch}|{ROW_BLOCK}{short}".encode())
@@ -284,12 +297,19 @@ class CompartmentStream:
 # %% ../nbs/30_compartments.ipynb #1e4f8b39
 @patch
 def __repr__(self: CompartmentStream):
-    return (f"CompartmentStream({len(self.docs)} docs, c={self.c}, "
+    return (f"CompartmentStream({self.n_docs} docs, c={self.c}, "
             f"proportions={np.round(self.proportions, 4).tolist()}, t={self.translation_fraction}, "
             f"seq_len={self.seq_len}, batch_size={self.batch_size}, seed={self.seed})")
 
 @patch(as_prop=True)
 def tokens_per_step(self: CompartmentStream) -> int: return self.seq_len * self.batch_size
+
+@patch
+def epochs(self: CompartmentStream, steps: int) -> float:
+    """Passes over its documents that `steps` steps make, for the compartment that passes most often (its share of the
+    rows, `ROW_BLOCK`-exact, over its packed sequences)."""
+    rows = steps * self.batch_size
+    return max(rows * int(self._quota[j]) / ROW_BLOCK / s.n_seq for j, s in self._streams.items())
 
 @patch(as_prop=True)
 def shared_keys(self: CompartmentStream) -> tuple:

@@ -17,7 +17,7 @@ from .data import text_source, encode_documents, decode_tokens, is_lossless, _ep
 
 # %% auto #0
 __all__ = ['INDEX_MAGIC', 'DTYPE_CODES', 'STORE_FORMAT', 'token_dtype', 'write_indexed', 'IndexedDataset',
-           'tokenizer_fingerprint', 'build_store', 'TokenStore', 'PythiaStream']
+           'tokenizer_fingerprint', 'build_store', 'TokenStore', 'SubsetCorpus', 'PythiaStream']
 
 # %% ../nbs/01b_store.ipynb #c8ec2ba8
 INDEX_MAGIC = b"MMIDIDX\x00\x00"
@@ -465,6 +465,31 @@ def stream(self: TokenStore, seq_len: int, batch_size: int, seed: int = 0, shuff
     "A `TokenStream` over this store."
     check(self.tokenizer is not None, f"{self.path}: open the store with its tokenizer to stream it")
     return TokenStream(self, self.tokenizer, seq_len, batch_size, seed=seed, shuffle=shuffle)
+
+# %% ../nbs/01b_store.ipynb #883e12ef
+class SubsetCorpus:
+    "Documents `ids` of a corpus (a `TokenStore` or an in-memory corpus), in that order, as a corpus (see above)."
+    def __init__(self, corpus, ids):
+        ids = np.asarray(ids, dtype=np.int64)
+        check(ids.ndim == 1 and len(ids) > 0, f"SubsetCorpus: ids must be a non-empty 1-d list, got shape {ids.shape}")
+        check(int(ids.min()) >= 0 and int(ids.max()) < corpus.n_docs,
+              f"SubsetCorpus: ids must lie in [0, {corpus.n_docs}), got {int(ids.min())} .. {int(ids.max())}")
+        check(len(np.unique(ids)) == len(ids), "SubsetCorpus: ids name a document twice")
+        self.parent, self.ids = corpus, ids
+        self.tokenizer = getattr(corpus, "tokenizer", None)
+        self.add_eos, self.lossless = getattr(corpus, "add_eos", True), corpus.lossless
+        self.starts, self.lengths, self.doc_chars = (np.asarray(a[ids], dtype=np.int64)
+                                                     for a in (corpus.starts, corpus.lengths, corpus.doc_chars))
+        self.n_docs, self.n_tokens = len(ids), int(self.lengths.sum())
+        h = hashlib.sha256()
+        for s, n in zip(self.starts.tolist(), self.lengths.tolist()):
+            h.update(hashlib.sha256(np.ascontiguousarray(corpus.tokens(s, s + n), dtype=np.int64)).digest()[:16])
+        self.token_sha = h.hexdigest()
+    def tokens(self, a: int, b: int) -> np.ndarray: return self.parent.tokens(a, b)
+    def take(self, positions: np.ndarray) -> np.ndarray: return self.parent.take(positions)
+    def char_starts(self, a: int, b: int) -> np.ndarray: return self.parent.char_starts(a, b)
+    def epoch_order(self, seed: int, epoch: int, shuffle: bool): return _epoch_order(self.lengths, seed, epoch, shuffle)
+    def __repr__(self): return f"SubsetCorpus({self.n_docs} of {self.parent.n_docs} docs, {self.n_tokens} tokens)"
 
 # %% ../nbs/01b_store.ipynb #4d1de3ac
 class PythiaStream:

@@ -93,6 +93,8 @@ CATALOGUE = [
     ("compartments", {"trans_half": 32}, "'trans_half' = 32 is not allowed: must be None or an int >= 1, and at most (seq_len - 2) // 2"),
     ("compartments", {"infonce_pairs": 0}, "'infonce_pairs' = 0 is not allowed: must be an int >= 1"),
     ("compartments", {"eval_batches": 0}, "'eval_batches' = 0"),
+    ("compartments", {"max_tokens": 1000}, "'max_tokens' = 1000 is not allowed: must be None or an int >= 1, and set only for a real corpus"),
+    ("compartments", {"data_procs": 0}, "'data_procs' = 0"),
 ]
 CLI = [  # the command line: parsed, then the same validator; exit status 2 and one line on stderr
     (["run", "grokking", "-p", "threshold=1.5"], "'threshold' = 1.5"),
