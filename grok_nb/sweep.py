@@ -542,21 +542,24 @@ def profile_b_jobs() -> list[tuple[str, dict]]:
 
 def profile_c_jobs() -> list[tuple[str, dict]]:
     """Study C's profile (longest runs first, for the pool): capacity runs to convergence (gpt-tiny, 2,000 steps,
-    c = 1, 2, 4, 8); post-hoc duplication after 1,000 steps of c = 1 (c = 2, 4, 8 and the c = 1 continuation); the
-    tax and duplicated vs random init at c = 1, 2, 4, 6, 8 x 2 seeds on gpt-tiny and on the smallest paper tier
+    c = 1, 2, 4, 8); post-hoc duplication after 1,000 steps of c = 1, 400 steps on (c = 2, 4, 8, the c = 1
+    continuation and the random-init runs), each on enough documents for about one pass (~75 tokens a document);
+    the tax and duplicated vs random init at c = 1, 2, 4, 6, 8 x 2 seeds on gpt-tiny and on the smallest paper tier
     (gpt-8-32, random init), 300 steps as the demo; the translation design the model learns (short pairs of 7
     tokens, 4 per row, lr 3e-3, 600 steps): t in {0, 0.1, 0.3, 0.6, 0.9} x c in {1, 2, 4, 6, 8} at weight decay
     0.1 and x c in {1, 6, 8} at 1.0 (c = 1: copy rows, the same-strength reference); InfoNCE lambda in {0.1, 0.3, 1}
     x c in {2, 4, 6, 8}; biographies / QA alone and jointly (shared, compartmentalized), 2 seeds; the real en/zh
     pair, shared tokenizer at the disjoint pair's total vocabulary against the disjoint pair."""
     D = dict(COMPARTMENTS_DEMO)
-    T = dict(D, steps=600, lr=3e-3, trans_half=7, eval_every=50)
+    T = dict(D, steps=600, lr=3e-3, trans_half=7, eval_every=50, n_docs=8000)
+    P = dict(D, n_docs=20000, steps=400, seed=0)        # 400 steps: its own group, not pooled with the 300-step sweep
     B = dict(case="bio_qa", steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
     L = dict(D, case="bilingual", corpus="zh", seed=0)
     cs = (1, 2, 4, 6, 8)
     return [("compartments", p) for p in
-            [{**D, "c": c, "steps": 2000, "eval_every": 100, "seed": 0} for c in (8, 4, 2, 1)]          # capacity
-            + [{**D, "c": c, "init": "posthoc", "pretrain_steps": 1000, "seed": 0} for c in (8, 4, 2, 1)]
+            [{**D, "c": c, "steps": 2000, "eval_every": 100, "n_docs": 30000, "seed": 0} for c in (8, 4, 2, 1)]
+            + [{**P, "c": c, "init": "posthoc", "pretrain_steps": 1000} for c in (8, 4, 2, 1)]
+            + [{**P, "c": c} for c in (8, 4, 2, 1)]
             + [{**T, "c": c, "translation_fraction": t, "weight_decay": wd, "seed": 0}
                for wd, cs_ in ((0.1, cs), (1.0, (1, 6, 8))) for c in cs_ for t in (0.0, 0.1, 0.3, 0.6, 0.9)]
             + [{**D, "size": size, "c": c, "seed": s} for size in ("gpt-tiny", "gpt-8-32") for c in cs for s in (0, 1)]
