@@ -5,7 +5,8 @@ import contextlib, io, os, subprocess, sys
 from pathlib import Path
 import pytest
 from grok_nb.core import GrokError
-from grok_nb.sweep import run_study, main, STUDIES_DIR
+from grok_nb.sweep import run_study, STUDIES_DIR
+from grok_nb.jobs import main
 
 ROOT = Path(__file__).resolve().parent.parent
 NO = "/no/such/path/anywhere"
@@ -139,7 +140,7 @@ def test_catalogue(nowhere):
 def test_cli_process(nowhere):
     "The installed command, in a process of its own: exit status 2, one line, nothing written."
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    r = subprocess.run([sys.executable, "-c", "from grok_nb.sweep import main; raise SystemExit(main())", "run",
+    r = subprocess.run([sys.executable, "-c", "from grok_nb.jobs import main; raise SystemExit(main())", "run",
                         "sparse_attention", "-p", "eval_every=0", "--runs-dir", str(nowhere / "runs")],
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and r.stdout == "", (r.returncode, r.stdout, r.stderr)

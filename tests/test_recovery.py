@@ -93,7 +93,7 @@ def test_kernel_killed_then_plain_rerun(train_study):
     env = {**ENV, "GROK_NB_STUDIES_DIR": str(tmp / "studies")}
     clean = run_study("trainer", {}, runs_dir=tmp / "clean")
     assert clean["status"] == "finished", clean
-    cli = [sys.executable, "-c", "from grok_nb.sweep import main; raise SystemExit(main())", "run", "trainer",
+    cli = [sys.executable, "-c", "from grok_nb.jobs import main; raise SystemExit(main())", "run", "trainer",
            "--runs-dir", str(tmp / "runs")]
     proc = subprocess.Popen(cli, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     run = tmp / "runs" / "trainer" / Path(clean["path"]).name

@@ -29,7 +29,7 @@ def studies(tmp_path):
 def grok_nb(args, cwd, studies, **env):
     "The command line, run from `cwd` (the console script where installed, else the same entry point)."
     exe = Path(sys.executable).parent / "grok-nb"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c", "from grok_nb.sweep import main; raise SystemExit(main())"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c", "from grok_nb.jobs import main; raise SystemExit(main())"]
     r = subprocess.run(cmd + args, cwd=cwd, env={**ENV, "GROK_NB_STUDIES_DIR": str(studies), **env}, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
