@@ -44,7 +44,8 @@ class EmbeddedDefault:
         "Corpus statistics plus the share of sentences with each phenomenon (from the generator's tags)."
         st = corpus_stats(self.docs, self.lexicon)
         extra = (("raising",) if self.params.get("raising_share") else ()) + (         # only where the corpus has them
-            ("control",) if self.params.get("control_exposures") else ())
+            ("control",) if self.params.get("control_exposures") else ()) + (
+            ("preverbal",) if self.params.get("order_share") else ())
         st["sentence_share"] = {t: self.tag_counts.get(t, 0) / self.n_sentences
                                 for t in PHENOMENON_TAGS + ("none",) + _STRUCTURE_TAGS + extra}
         st["n_rejected_sentences"] = self.n_rejected
@@ -169,14 +170,16 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
                           phenomena: Sequence[str] = DEFAULT_PHENOMENA, zipf: float = 1.5, n_nouns: int | None = None,
                           pair_sampling: str = "uniform", ban_scope: str = "phrase",
                           sentences_per_doc: tuple[int, int] = (3, 12), raising_share: float = 0.0,
-                          control_exposures: bool = False) -> EmbeddedDefault:
+                          control_exposures: bool = False, order_share: float = 0.0) -> EmbeddedDefault:
     """Corpus + BLiMP-format pairs where a share `exposed_share` of critical phrases occur `n_exposures` times early and
-    the rest never; `raising_share` of the corpus's clauses have raising / control predicates (`Grammar`); with
+    the rest never; `raising_share` of the corpus's clauses have raising / control predicates, `order_share` of its
+    main clauses a varied word order (`Grammar`; the pairs keep their templates); with
     `control_exposures` each unexposed phrase's open-class words get `n_exposures` carrier sentences in the window."""
     params = dict(seed=seed, n_docs=n_docs, n_per_phenomenon=n_per_phenomenon, exposed_share=exposed_share,
                   n_exposures=n_exposures, window_docs=window_docs, window_words=window_words,
                   phenomena=list(phenomena), zipf=zipf, n_nouns=n_nouns, pair_sampling=pair_sampling,
-                  ban_scope=ban_scope, raising_share=raising_share, control_exposures=control_exposures)
+                  ban_scope=ban_scope, raising_share=raising_share, control_exposures=control_exposures,
+                  order_share=order_share)
     check_count("n_docs", n_docs)
     check_count("n_per_phenomenon", n_per_phenomenon)
     check_count("n_exposures", n_exposures)
@@ -189,7 +192,7 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
               f"window_docs must be an int in [1, n_docs={n_docs}], got {window_docs!r}")
     if window_words is not None: check_count("window_words", window_words)
     check_phenomena(phenomena)
-    g = Grammar(n_nouns, zipf, raising_share)
+    g = Grammar(n_nouns, zipf, raising_share, order_share)
     design = design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope)
     exposed = _exposed_split(design, phenomena, rng_for(seed, "split"), exposed_share)
     banned = Banned(ng for *_, withheld in design for ng in withheld)

@@ -17,8 +17,9 @@ from .lexicon import ATTRACTOR_PREPS, ADJUNCT_PREPS, LOC_PREPS, MANNER, TIME_ADV
 from .lexicon import RAISING_ADJECTIVES, CONTROL_ADJECTIVES, RAISING_VERBS, CONTROL_VERBS
 
 # %% auto #0
-__all__ = ['TENSES', 'DET_TABLES', 'PHENOMENON_TAGS', 'NounPhrase', 'PrepPhrase', 'Adverbial', 'Clause', 'reflexive', 'Grammar',
-           'detokenize', 'rng_for', 'Banned', 'check_count', 'generate_docs', 'synthetic_corpus', 'corpus_stats']
+__all__ = ['TENSES', 'DET_TABLES', 'PHENOMENON_TAGS', 'PREVERBAL', 'NounPhrase', 'PrepPhrase', 'Adverbial', 'Clause', 'reflexive',
+           'Grammar', 'detokenize', 'rng_for', 'Banned', 'check_count', 'generate_docs', 'synthetic_corpus',
+           'corpus_stats']
 
 # %% ../nbs/02_grammar.ipynb #ca1b81b3
 @dataclass
@@ -49,7 +50,9 @@ class Adverbial:
 class Clause:
     """A clause. `kind`: 'decl', 'q' (yes/no question), 'there', 'relS'/'relO' (subject/object relative), 'tail' (a
     subjectless participle phrase); `lead`: words before it (*that*); `verb`: the verb group in English order; a
-    `predicate` is adjective words or a 'tail' clause; `adjuncts` are `PrepPhrase`s and `Adverbial`s."""
+    `predicate` is adjective words or a 'tail' clause; `adjuncts` are `PrepPhrase`s and `Adverbial`s; `adverb`: words
+    between subject and verb (*often*); `fronted`: the adjuncts come first, then a
+    comma (*In the park, the dog ...*)."""
     kind: str = "decl"
     lead: list[str] = field(default_factory=list)
     subject: NounPhrase | None = None
@@ -58,6 +61,8 @@ class Clause:
     predicate: list[str] | Clause | None = None
     complement: Clause | None = None
     adjuncts: list[PrepPhrase | Adverbial] = field(default_factory=list)
+    adverb: list[str] = field(default_factory=list)
+    fronted: bool = False
 
 # %% ../nbs/02_grammar.ipynb #a5fbfaf2
 def _table(pairs) -> ZipfSampler:
@@ -68,6 +73,9 @@ TENSES = _table((("pres", 22), ("past", 26), ("perf", 8), ("pluperf", 3), ("prog
 DET_TABLES = {(role, num): _table(t[num]) for role, t in (("subj", SUBJ_DETS), ("obj", OBJ_DETS), ("weak", WEAK_DETS))
               for num in ("sg", "pl")}
 PHENOMENON_TAGS = ("demonstrative", "attractor", "reflexive", "there", "irregular_past", "participle")
+# adverbs that stand between subject and verb (*the dogs often bark*, *the dog has often barked*)
+PREVERBAL = _table((("often", 5), ("also", 5), ("usually", 3), ("always", 3), ("sometimes", 3), ("still", 3),
+                    ("rarely", 1), ("just", 2), ("already", 1), ("really", 2)))
 
 # %% ../nbs/02_grammar.ipynb #28374247
 def reflexive(cls_or_gender: str, num: str, rng: random.Random) -> str:
@@ -81,12 +89,17 @@ def reflexive(cls_or_gender: str, num: str, rng: random.Random) -> str:
 # %% ../nbs/02_grammar.ipynb #d19ac292
 class Grammar:
     """A seeded probabilistic grammar over `make_lexicon(n_nouns)` with Zipf exponent `zipf` for every open class; a
-    share `raising_share` of its clauses have a raising or control predicate (none by default)."""
-    def __init__(self, n_nouns: int | None = None, zipf: float = 1.5, raising_share: float = 0.0):
+    share `raising_share` of its clauses have a raising or control predicate (none by default); in a share
+    `order_share` of main clauses an adverb stands between subject and verb and, independently, their adjuncts are
+    fronted (the word order varies; fixed by default)."""
+    def __init__(self, n_nouns: int | None = None, zipf: float = 1.5, raising_share: float = 0.0,
+                 order_share: float = 0.0):
         check(isinstance(zipf, (int, float)) and 0 < zipf <= 5, f"zipf must be a number in (0, 5], got {zipf!r}")
         check(isinstance(raising_share, (int, float)) and not isinstance(raising_share, bool)
               and 0 <= raising_share <= 1, f"raising_share must be a number in [0, 1], got {raising_share!r}")
-        self.raising_share = float(raising_share)
+        check(isinstance(order_share, (int, float)) and not isinstance(order_share, bool)
+              and 0 <= order_share <= 1, f"order_share must be a number in [0, 1], got {order_share!r}")
+        self.raising_share, self.order_share = float(raising_share), float(order_share)
         self.lex, self.zipf = make_lexicon(n_nouns), float(zipf)
         N, V = self.lex.nouns, self.lex.verbs
         def sub(items, keep):  # a subset that keeps the Zipf weights of the full list
@@ -138,12 +151,20 @@ def render_adjuncts(self: Grammar, adjuncts: Iterable[PrepPhrase | Adverbial], o
     return out
 
 # %% ../nbs/02_grammar.ipynb #5ed076d1
+_BE_FORMS = {w for f, ws in AGREE.items() if f.startswith("be") for w in ws}
+
 @patch
 def render_clause(self: Grammar, c: Clause, out: list[str], lang: str = "en") -> list[str]:
     "Append the words of clause `c` in English (SVO) or verb-final (`lang='other'`) order."
     out += c.lead
+    if c.fronted and c.adjuncts:
+        self.render_adjuncts(c.adjuncts, out, lang)
+        out.append(",")
     if lang == "en":
         v = c.verb
+        if c.adverb:   # after a finite *be* or the first auxiliary, else before the verb
+            k = 1 if len(v) > 1 or v[0].lower() in _BE_FORMS else 0
+            v = v[:k] + c.adverb + v[k:]
         if c.kind == "q":
             out.append(v[0])
             v = v[1:]
@@ -158,7 +179,7 @@ def render_clause(self: Grammar, c: Clause, out: list[str], lang: str = "en") ->
     p = c.predicate
     if p: (self.render_clause(p, out, lang) if isinstance(p, Clause) else out.extend(p))
     if c.complement: self.render_clause(c.complement, out, lang)
-    self.render_adjuncts(c.adjuncts, out, lang)
+    if not c.fronted: self.render_adjuncts(c.adjuncts, out, lang)
     if lang != "en": out += c.verb[::-1]               # verb last, auxiliaries after it
     return out
 
@@ -444,7 +465,14 @@ def _complement_clause(self: Grammar, rng, tags, tense, depth=0, cast=None) -> C
 @patch
 def clause(self: Grammar, rng, tags, depth=0, cast=None, kind=None, question=False) -> Clause:
     """One finite clause of a randomly chosen type (or of type `kind`: act, cop, pass, there, refl, comp, raising);
-    a raising clause with probability `raising_share` (no random draw for it when that is 0)."""
+    a raising clause with probability `raising_share`; a main declarative clause gets a varied order with
+    `order_share` (`vary_order`). No random draw for either when its share is 0."""
+    c = self._clause(rng, tags, depth, cast, kind, question)
+    if self.order_share and depth == 0 and not question: self.vary_order(c, rng, tags)
+    return c
+
+@patch
+def _clause(self: Grammar, rng, tags, depth=0, cast=None, kind=None, question=False) -> Clause:
     if kind == "raising" or (kind is None and self.raising_share and rng.random() < self.raising_share):
         return self._raising_clause(rng, tags, TENSES(rng), cast)
     if kind is None: r = rng.random()
@@ -456,6 +484,20 @@ def clause(self: Grammar, rng, tags, depth=0, cast=None, kind=None, question=Fal
     if r < .86: return self._there_clause(rng, tags)
     if r < .92 or depth > 0: return self._reflexive_clause(rng, tags, tense, cast)
     return self._complement_clause(rng, tags, tense, depth, cast)
+
+# %% ../nbs/02_grammar.ipynb #5a4556fe
+@patch
+def vary_order(self: Grammar, c: Clause, rng, tags) -> Clause:
+    """With probability `order_share` each (two draws): a pre-verbal adverb (`PREVERBAL`) in a declarative clause
+    with subject and verb, and fronted adjuncts where it has any; tags 'preverbal' and 'fronted'."""
+    if c.kind != "decl" or not (c.subject and c.verb): return c
+    if rng.random() < self.order_share:
+        c.adverb = [PREVERBAL(rng)]
+        tags.add("preverbal")
+    if rng.random() < self.order_share and c.adjuncts:
+        c.fronted = True
+        tags.add("fronted")
+    return c
 
 # %% ../nbs/02_grammar.ipynb #86f2ef20
 @patch

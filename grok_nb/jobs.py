@@ -11,9 +11,9 @@ from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study
     publish_summaries)
 
 # %% auto #0
-__all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'PROFILES', 'demo_grokking',
-           'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs',
-           'profile_b_jobs', 'profile_c_jobs', 'run_profile', 'parse_params', 'main']
+__all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'GROKKING_VARIANTS', 'PROFILES',
+           'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo',
+           'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs', 'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
 # study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
@@ -109,12 +109,17 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
     return int(bad > 0 or len(failed_reports) > 0)
 
 # %% ../nbs/90a_jobs.ipynb #ba5701be
+# the design search of profile a (DESIGN §7): one change at a time from GROKKING_DESIGN, two seeds each
+GROKKING_VARIANTS = (dict(zipf=1.5), dict(n_nouns=3000), dict(order_share=0.5))
+
 def profile_a_jobs() -> list[tuple[str, dict]]:
     """Study A's profile: four seeds of the design with >= 300 matched pairs per split, checkpoints every 5 steps
-    through the transitions (to step 600), every 25 after."""
-    return [("grokking", p) for p in grid(seed=[0, 1, 2, 3], steps=1000, checkpoint_every=5, dense_until=600,
-                                          late_every=25, n_per_phenomenon=800, analysis_pairs=60, analysis_every=4,
-                                          head_window=50, **GROKKING_DESIGN)]
+    through the transitions (to step 600), every 25 after; then the design search, two seeds of each variant
+    (`GROKKING_VARIANTS`: a heavier tail, a larger lexicon, a varied word order) with the same budget."""
+    run = dict(steps=1000, checkpoint_every=5, dense_until=600, late_every=25, n_per_phenomenon=800,
+               analysis_pairs=60, analysis_every=4, head_window=50)
+    return [("grokking", p) for p in grid(seed=[0, 1, 2, 3], **run, **GROKKING_DESIGN)
+            + [{**run, **GROKKING_DESIGN, **v, "seed": s} for v in GROKKING_VARIANTS for s in (0, 1)]]
 
 def profile_b_jobs() -> list[tuple[str, dict]]:
     "Study B's profile: the mini-suite (2 sizes x 5 seeds, one run per member), then the synthetic sweeps."
