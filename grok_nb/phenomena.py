@@ -16,7 +16,7 @@ from .grokking import delay_table, delay_label
 # %% auto #0
 __all__ = ['DOSE_BINS', 'checkpoint_plan', 'eval_interval', 'transition_step', 'before_after', 'split_halves', 'pick_groups',
            'checkpoint_measures', 'phenomenon_heads', 'jaccard', 'chance_jaccard', 'head_overlap', 'dose_bins',
-           'dose_response', 'dose_summary', 'phenomenon_table', 'summary_line', 'phenomenon_tally']
+           'dose_response', 'dose_summary', 'phenomenon_table', 'summary_line', 'phenomenon_tally', 'design_tally']
 
 # %% ../nbs/11a_phenomena.ipynb #72a47309
 def checkpoint_plan(steps: int, every: int, dense_until: int | None = None, late_every: int | None = None) -> list[int]:
@@ -280,3 +280,13 @@ def phenomenon_tally(table: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+# %% ../nbs/11a_phenomena.ipynb #d777c38d
+def design_tally(table: pd.DataFrame) -> pd.DataFrame:
+    """`phenomenon_tally` of each design's rows of `table` (a column `design`), the design as the first column; designs
+    in the order they first occur."""
+    check("design" in table, "design_tally: the table has no column 'design'")
+    parts = [phenomenon_tally(d).assign(design=name) for name, d in table.groupby("design", sort=False)]
+    if not parts: return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    return out[["design"] + [c for c in out.columns if c != "design"]]
