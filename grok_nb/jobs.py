@@ -95,7 +95,7 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
     for r in df[df.status.isin(["failed", "interrupted"])].itertuples() if bad else []:
         print(f"[demo] FAILED {r.study} {r.run_id}: {getattr(r, 'error', '')}")
     t_runs = time.time() - t0
-    failed_reports = run_reports(runs_dir, figures_dir)
+    failed_reports = run_reports(runs_dir, figures_dir, workers=workers)
     print(
         f"\n[demo] runs {t_runs:.0f} s, reports {time.time() - t0 - t_runs:.0f} s; {bad} failed runs, "
         f"{len(failed_reports)} failed reports"
@@ -192,7 +192,7 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
     for r in df[df.status.isin(["failed", "interrupted"])].itertuples():
         print(f"[profile {name}] FAILED {r.study} {r.run_id}: {r.error}")
     t_runs = time.time() - t0
-    failed = run_reports(runs_dir, figures_dir, studies=studies)
+    failed = run_reports(runs_dir, figures_dir, studies=studies, workers=workers)
     print(
         f"\n[profile {name}] {len(jobs)} runs in {t_runs / 60:.1f} min, reports {(time.time() - t0 - t_runs) / 60:.1f} "
         "min; "

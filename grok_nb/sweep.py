@@ -471,31 +471,32 @@ def publish_summaries(runs_dir=None, figures_dir=None, studies=None) -> list[Pat
     return out
 
 # %% ../nbs/90_sweep.ipynb #22758bea
-def run_reports(runs_dir=None, figures_dir=None, studies=None) -> list[str]:
-    """Execute the notebooks in nbs/reports (all, or those of `studies`) with papermill (cwd nbs/reports); returns the
-    ones that failed."""
+def _run_report(nb: str, out: str, cwd: str, parameters: dict) -> str | None:
+    "Execute one report notebook with papermill; None, or the error as one line (a worker process calls this)."
     import papermill
+    try:
+        papermill.execute_notebook(nb, out, cwd=cwd, kernel_name="python3", progress_bar=False,
+                                   extra_arguments=_QUIET_KERNEL, parameters=parameters)
+        return None
+    except Exception as e:
+        return f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}"
 
-    rep = PROJECT_ROOT / "nbs" / "reports"
-    failed = []
+def run_reports(runs_dir=None, figures_dir=None, studies=None, workers: int = 2, reports_dir=None) -> list[str]:
+    """Execute the notebooks in `reports_dir` (default nbs/reports; all, or those of `studies`) with papermill (cwd
+    that folder), `workers` at a time (each its own kernel; they write different figures); returns the ones that
+    failed, in name order."""
+    from concurrent.futures import ProcessPoolExecutor
+    rep = Path(reports_dir or PROJECT_ROOT / "nbs" / "reports")
     out = Path(runs_dir or runs_root()) / "_reports"
     out.mkdir(parents=True, exist_ok=True)
-    for nb in sorted(rep.glob("*.ipynb")):
-        if studies is not None and nb.stem not in studies: continue
-        try:
-            papermill.execute_notebook(
-                str(nb),
-                str(out / nb.name),
-                cwd=str(rep),
-                kernel_name="python3",
-                progress_bar=False,
-                extra_arguments=_QUIET_KERNEL,
-                parameters={
-                    "runs_dir": str(Path(runs_dir or runs_root()).resolve()),
-                    "figures_dir": str(Path(figures_dir or figures_root()).resolve()),
-                },
-            )
-        except Exception as e:
-            failed.append(nb.name)
-            print(f"report {nb.name} failed: {getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}")
-    return failed
+    params = {"runs_dir": str(Path(runs_dir or runs_root()).resolve()),
+              "figures_dir": str(Path(figures_dir or figures_root()).resolve())}
+    nbs = [nb for nb in sorted(rep.glob("*.ipynb")) if studies is None or nb.stem in studies]
+    args = [(str(nb), str(out / nb.name), str(rep), params) for nb in nbs]
+    if workers <= 1 or len(args) <= 1: errors = [_run_report(*a) for a in args]
+    else:
+        with ProcessPoolExecutor(min(workers, len(args))) as ex:          # forked, as `run_plan`'s pool
+            errors = list(ex.map(_run_report, *zip(*args)))
+    for nb, err in zip(nbs, errors):
+        if err: print(f"report {nb.name} failed: {err}")
+    return [nb.name for nb, err in zip(nbs, errors) if err]
