@@ -12,10 +12,10 @@ export PYTHONHASHSEED := 0
 
 .PHONY: demo test export clean docs docs-check bench install lint readme profile-a profile-b profile-c
 
-$(STAMP): setup.py settings.ini
+# the install (.ci/install.sh): uv with this machine's pip configuration, pip if uv fails
+$(STAMP): setup.py settings.ini .ci/install.sh
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	bash .ci/install.sh $(VENV)
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
@@ -30,12 +30,12 @@ demo: $(STAMP)
 profile-a profile-b profile-c: $(STAMP)
 	$(BIN)/grok-nb profile $(subst profile-,,$@)
 
-# notebooks/export in sync, notebooks clean, notebook tests, pytest suites
+# notebooks/export in sync, notebooks clean, notebook tests, pytest suites (two workers, pytest-xdist)
 test: $(STAMP)
 	bash .ci/check_sync.sh
 	$(BIN)/ruff check grok_nb nbs
 	$(BIN)/nbdev_test --n_workers 2 --timing --skip_folder_re "^([_.]|studies|reports)$$"
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n 2 tests
 
 # the house rule (pyproject.toml): lines of at most 120 characters, no `;`-joined statements
 lint: $(STAMP)

@@ -99,8 +99,8 @@ def load_en_zh(shared_dir, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int
     """(docs_en, docs_zh, pairs, valid_en, valid_zh) from shared/data: C4 English, CLUECorpusSmall Chinese, TED en-zh
     pairs."""
     shared_dir = Path(shared_dir)
-    en = list(text_source(shared_dir/"english/c4_en_sample1000.jsonl.gz"))
-    zh = list(text_source(shared_dir/"zh/clue_corpus_small_sample.jsonl.gz"))
+    en = list(text_source(shared_dir/"english/c4_en_sample1000.jsonl.gz", limit=n_valid + n_docs))
+    zh = list(text_source(shared_dir/"zh/clue_corpus_small_sample.jsonl.gz", limit=n_valid + n_docs))
     ted = list(text_source(shared_dir/"zh/ted_parallel_en_zh.jsonl.gz", text_field="en", limit=n_pairs))
     ted_zh = list(text_source(shared_dir/"zh/ted_parallel_en_zh.jsonl.gz", text_field="zh", limit=n_pairs))
     check(len(en) > n_valid and len(zh) > n_valid, f"load_en_zh: too few documents in {shared_dir}")

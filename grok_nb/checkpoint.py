@@ -11,10 +11,13 @@ import torch
 from .core import GrokError, check, save_json, load_json, write_jsonl, sha256_file, read_error, RunDir
 
 # %% auto #0
-__all__ = ['CHECKPOINT_FORMAT', 'save_checkpoint', 'verify_checkpoint', 'load_state', 'load_checkpoint']
+__all__ = ['CHECKPOINT_FORMAT', 'READ_FORMATS', 'DROPPABLE', 'save_checkpoint', 'verify_checkpoint', 'load_state',
+           'load_checkpoint', 'drop_optimizer']
 
 # %% ../nbs/00a_checkpoint.ipynb #00a7c404
-CHECKPOINT_FORMAT = "grok_nb-checkpoint/2"
+CHECKPOINT_FORMAT = "grok_nb-checkpoint/3"
+READ_FORMATS = ("grok_nb-checkpoint/2", CHECKPOINT_FORMAT)     # format 2 kept the optimizer state inside state.pt
+DROPPABLE = ("optimizer.pt",)                                  # files a checkpoint may lose and still verify
 
 def _rng_state() -> dict:
     "Python, numpy, torch (and CUDA) RNG states as tensors and plain values (weights-only loadable)."
@@ -51,14 +54,15 @@ def _check_plain(obj, where: str = "state"):
                 "value (the training state must load with torch.load(weights_only=True))")
 
 def save_checkpoint(path, model, optimizer=None, scheduler=None, step: int = 0, extra: dict | None = None) -> Path:
-    """Write a complete checkpoint folder atomically: the weights, `state.pt` (tensors and plain values only) and
-    `manifest.json` with the sha256 of every file, last; returns its path."""
+    """Write a complete checkpoint folder atomically: the weights, `state.pt` and `optimizer.pt` (tensors and plain
+    values only) and `manifest.json` with the sha256 of every file, last; returns its path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {"format": CHECKPOINT_FORMAT, "step": step, "rng": _rng_state(), **(extra or {})}
-    if optimizer is not None: state["optimizer"] = optimizer.state_dict()
     if scheduler is not None: state["scheduler"] = scheduler.state_dict()
     _check_plain(state)
+    opt_state = optimizer.state_dict() if optimizer is not None else None
+    if opt_state is not None: _check_plain(opt_state, "optimizer")
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
         m = _unwrap(model)
@@ -67,8 +71,10 @@ def save_checkpoint(path, model, optimizer=None, scheduler=None, step: int = 0, 
             from safetensors.torch import save_file
             save_file({k: v.contiguous() for k, v in m.state_dict().items()}, tmp/"model.safetensors")
         torch.save(state, tmp/"state.pt")
+        if opt_state is not None: torch.save(opt_state, tmp/"optimizer.pt")
         files = {f.name: sha256_file(f) for f in sorted(tmp.iterdir()) if f.is_file()}
-        save_json({"format": CHECKPOINT_FORMAT, "step": step, "files": files}, tmp/"manifest.json")
+        save_json({"format": CHECKPOINT_FORMAT, "step": step, "files": files,
+                   "droppable": [n for n in DROPPABLE if n in files]}, tmp/"manifest.json")
         for f in tmp.iterdir():
             with open(f, "rb") as fh: os.fsync(fh.fileno())
         if path.exists(): shutil.rmtree(path)
@@ -81,17 +87,20 @@ def save_checkpoint(path, model, optimizer=None, scheduler=None, step: int = 0, 
 # %% ../nbs/00a_checkpoint.ipynb #1502a075
 def verify_checkpoint(path) -> dict:
     """The checkpoint's manifest, after checking that every file of the folder is listed in it and has the recorded
-    sha256 (subfolders such as `scores/` are caches, not checkpoint files)."""
+    sha256, and that every listed file is there but a dropped optimizer state (subfolders such as `scores/` are
+    caches, not checkpoint files)."""
     path = Path(path)
     mf = path/"manifest.json"
     check(mf.exists(), f"{path}: not a complete checkpoint (no manifest.json)")
     m = load_json(mf)
-    check(isinstance(m, dict) and m.get("format") == CHECKPOINT_FORMAT and isinstance(m.get("files"), dict),
-          f"{mf}: not a {CHECKPOINT_FORMAT} manifest (field 'format' is "
+    check(isinstance(m, dict) and m.get("format") in READ_FORMATS and isinstance(m.get("files"), dict),
+          f"{mf}: not a {' or '.join(READ_FORMATS)} manifest (field 'format' is "
           f"{m.get('format') if isinstance(m, dict) else m!r})")
+    droppable = set(m.get("droppable") or ()) & set(DROPPABLE) if m["format"] == CHECKPOINT_FORMAT else set()
     for name, want in m["files"].items():
         f = path/name
         check(Path(name).name == name and name != "manifest.json", f"{mf}: bad file name {name!r}")
+        if name in droppable and not f.exists(): continue          # dropped on purpose (`drop_optimizer`)
         check(f.is_file(), f"{f}: listed in {mf} but missing")
         got = sha256_file(f)
         check(got == want, f"{f}: sha256 {got} does not match the recorded {want} ({mf})")
@@ -102,19 +111,27 @@ def verify_checkpoint(path) -> dict:
     return m
 
 # %% ../nbs/00a_checkpoint.ipynb #6bb24c53
-def load_state(path) -> dict:
-    """A checkpoint's training state, after `verify_checkpoint`, read with `torch.load(weights_only=True)`; with
-    `weights_sha256`, the weights' hash from the manifest."""
-    path = Path(path)
-    m = verify_checkpoint(path)
-    f = path/"state.pt"
-    check("state.pt" in m["files"], f"{path}: no state.pt (a weights-only checkpoint cannot be resumed)")
-    try: state = torch.load(f, map_location="cpu", weights_only=True)
+def _load_plain(f: Path):
+    "`torch.load(f, weights_only=True)`, its refusals and read errors naming the file."
+    try: return torch.load(f, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         raise GrokError(f"{f}: refused to unpickle: not a weights-only training state "
                         f"({str(e).strip().splitlines()[-1][:200]})") from e
     except Exception as e: raise read_error(f, e) from e
+
+def load_state(path, optimizer: bool = True) -> dict:
+    """A checkpoint's training state, after `verify_checkpoint`, read with `torch.load(weights_only=True)`; with
+    `weights_sha256`, the weights' hash from the manifest, and (`optimizer`) the optimizer state under `optimizer`
+    unless it was dropped."""
+    path = Path(path)
+    m = verify_checkpoint(path)
+    f = path/"state.pt"
+    check("state.pt" in m["files"], f"{path}: no state.pt (a weights-only checkpoint cannot be resumed)")
+    state = _load_plain(f)
     check(isinstance(state, dict) and "step" in state, f"{f}: not a training state (no field 'step')")
+    if not optimizer: state.pop("optimizer", None)
+    elif "optimizer.pt" in m["files"] and (path/"optimizer.pt").exists():
+        state["optimizer"] = _load_plain(path/"optimizer.pt")
     return {**state, "weights_sha256": m["files"].get("model.safetensors")}
 
 # %% ../nbs/00a_checkpoint.ipynb #4e5ea020
@@ -137,6 +154,17 @@ def load_checkpoint(path, model=None, device: str = "cpu"):
         from transformers import AutoModelForCausalLM
         return AutoModelForCausalLM.from_pretrained(path, use_safetensors=True).to(device)
     return _fill_model(path, model, device)
+
+# %% ../nbs/00a_checkpoint.ipynb #1113d548
+def drop_optimizer(path) -> int:
+    """Delete a checkpoint's optimizer state (`optimizer.pt`): it still verifies and loads, but can no longer be
+    resumed. Returns the bytes freed (0 if already dropped, or for a format-2 checkpoint, which keeps it in
+    `state.pt`)."""
+    f = Path(path)/"optimizer.pt"
+    if not f.is_file(): return 0
+    n = f.stat().st_size
+    f.unlink()
+    return n
 
 # %% ../nbs/00a_checkpoint.ipynb #549fa3f6
 def _tidy_run(rd: RunDir) -> list[str]:

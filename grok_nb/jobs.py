@@ -49,13 +49,13 @@ def demo_emergence() -> list[tuple[str, dict]]:
 # %% ../nbs/90a_jobs.ipynb #0d53c3c9
 def demo_sparse_attention() -> list[tuple[str, dict]]:
     """Study B's synthetic-task runs: one variable at a time against the defaults (S 8, s 2, 4 heads of 16, d 64);
-    21 runs, 452 worker-seconds measured. Context length (at s = 1) is the profile's."""
+    15 runs, 395 worker-seconds measured. Context length (at s = 1) and pre-pretraining (none / Dyck / neural CA /
+    random tokens at these defaults, the same runs plus Dyck) are the profile's."""
     seeds = [0, 1, 2]
     return [("sparse_attention", p) for p in grid(seed=seeds)                      # the defaults
             + grid(seed=seeds, bias_strength=8.0)                                  # the ground-truth attention bias
             + [dict(seed=s, n_heads=h, d_head=64 // h) for h in (1, 16) for s in seeds]   # heads at fixed d 64
-            + grid(seed=seeds, arch="mlp_mixer")                                   # token mixing without attention
-            + grid(seed=seeds, pretrain=["nca", "random"])]                        # pre-pretraining vs its control
+            + grid(seed=seeds, arch="mlp_mixer")]                                  # token mixing without attention
 
 # %% ../nbs/90a_jobs.ipynb #d094aeac
 COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20, align_every_eval=False)  # alignment at the end
@@ -63,10 +63,9 @@ COMPARTMENTS_DEMO = dict(steps=300, n_docs=4000, eval_every=20, align_every_eval
 def demo_compartments() -> list[tuple[str, dict]]:
     """Study C's demo slice (gpt-tiny, one seed): the tax at c = 1, 2, 4, 8; duplicated and post-hoc init at c = 4;
     translation rows (t = 0.3, one pair per row) at c = 2 against the c = 1 copy reference; InfoNCE at c = 2; the two
-    languages at equal total vocabulary; biographies vs QA jointly, shared and compartmentalized. The full sweeps are
+    languages at equal total vocabulary. The full sweeps, and biographies vs QA in the paper's four conditions, are
     profile c (`profile_c_jobs`)."""
     D = dict(seed=0, **COMPARTMENTS_DEMO)
-    B = dict(case="bio_qa", corpus="joint", seed=0, steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
     L = dict(D, case="bilingual")
     return [("compartments", p) for p in
             [{**D, "c": c} for c in (8, 4, 2, 1)]
@@ -75,8 +74,7 @@ def demo_compartments() -> list[tuple[str, dict]]:
             + [{**D, "c": c, "translation_fraction": 0.3} for c in (2, 1)]              # interventions
             + [{**D, "c": 2, "infonce_weight": 1.0}]
             + [{**L, "tokenizer": "shared", "c": 1, "base_vocab": 2048},  # 2 x 1,024 ids, as the disjoint pair
-               {**L, "tokenizer": "disjoint", "c": 2}]                                  # case studies
-            + [{**B, "c": 1}, {**B, "c": 2}]]
+               {**L, "tokenizer": "disjoint", "c": 2}]]                                 # case study
 
 # %% ../nbs/90a_jobs.ipynb #9973164d
 def demo_jobs() -> list[tuple[str, dict]]:
@@ -143,23 +141,27 @@ def profile_b_jobs() -> list[tuple[str, dict]]:
     return suite + [("sparse_attention", p) for p in synthetic]
 
 def profile_c_jobs() -> list[tuple[str, dict]]:
-    """Study C's profile (longest runs first, for the pool): capacity runs to convergence (gpt-tiny, 2,000 steps,
-    c = 1, 2, 4, 8); post-hoc duplication after 1,000 steps of c = 1, 400 steps on (c = 2, 4, 8, the c = 1
-    continuation and the random-init runs), each on enough documents for about one pass (~75 tokens a document);
-    the tax and duplicated vs random init at c = 1, 2, 4, 6, 8 x 2 seeds on gpt-tiny and on the smallest paper tier
-    (gpt-8-32, random init), 300 steps as the demo; the translation design the model learns (short pairs of 7
-    tokens, 4 per row, lr 3e-3, 600 steps): t in {0, 0.1, 0.3, 0.6, 0.9} x c in {1, 2, 4, 6, 8} at weight decay
-    0.1 and x c in {1, 6, 8} at 1.0 (c = 1: copy rows, the same-strength reference); InfoNCE lambda in {0.1, 0.3, 1}
-    x c in {2, 4, 6, 8}; biographies / QA alone and jointly (shared, compartmentalized), 2 seeds; the real en/zh
-    pair, shared tokenizer at the disjoint pair's total vocabulary against the disjoint pair."""
+    """Study C's profile (longest runs first, for the pool): the translation design at 4x the steps (2,400 on 32,000
+    documents), where the model learns it at c = 4 (session-6 calibration): t in {0, 0.9} x c in {1, 4, 8}; capacity
+    runs to convergence (gpt-tiny, 2,000 steps, c = 1, 2, 4, 8); post-hoc duplication after 1,000 steps of c = 1,
+    400 steps on (c = 2, 4, 8, the c = 1 continuation and the random-init runs), each on enough documents for about
+    one pass (~75 tokens a document); the tax and duplicated vs random init at c = 1, 2, 4, 6, 8 x 2 seeds on gpt-tiny
+    and on the smallest paper tier (gpt-8-32, random init), 300 steps as the demo; the translation design the model
+    learns (short pairs of 7 tokens, 4 per row, lr 3e-3, 600 steps): t in {0, 0.1, 0.3, 0.6, 0.9} x c in
+    {1, 2, 4, 6, 8} at weight decay 0.1 and x c in {1, 6, 8} at 1.0 (c = 1: copy rows, the same-strength reference);
+    InfoNCE lambda in {0.1, 0.3, 1} x c in {2, 4, 6, 8}; biographies / QA alone and jointly (shared,
+    compartmentalized), 2 seeds; the real en/zh pair, shared tokenizer at the disjoint pair's total vocabulary against
+    the disjoint pair."""
     D = dict(COMPARTMENTS_DEMO)
     T = dict(D, steps=600, lr=3e-3, trans_half=7, eval_every=50, n_docs=8000)
+    TL = dict(T, steps=2400, n_docs=32000, eval_every=200, weight_decay=0.1, seed=0)   # its own (2,400-step) group
     P = dict(D, n_docs=20000, steps=400, seed=0)        # 400 steps: its own group, not pooled with the 300-step sweep
     B = dict(case="bio_qa", steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
     L = dict(D, case="bilingual", corpus="zh", seed=0)
     cs = (1, 2, 4, 6, 8)
     return [("compartments", p) for p in
-            [{**D, "c": c, "steps": 2000, "eval_every": 100, "n_docs": 30000, "seed": 0} for c in (8, 4, 2, 1)]
+            [{**TL, "c": c, "translation_fraction": t} for c in (8, 4, 1) for t in (0.9, 0.0)]
+            + [{**D, "c": c, "steps": 2000, "eval_every": 100, "n_docs": 30000, "seed": 0} for c in (8, 4, 2, 1)]
             + [{**P, "c": c, "init": "posthoc", "pretrain_steps": 1000} for c in (8, 4, 2, 1)]
             + [{**P, "c": c} for c in (8, 4, 2, 1)]
             + [{**T, "c": c, "translation_fraction": t, "weight_decay": wd, "seed": 0}

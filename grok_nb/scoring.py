@@ -335,7 +335,7 @@ def score_checkpoints(run_dir, fn: Callable, key: str, steps: Sequence[int] | No
     for s in tqdm(steps, disable=not progress, desc=f"score {key}", leave=False):
         ck = rd.checkpoint(s)
         cache = ck / "scores" / f"{key}.json"
-        sha = load_state(ck)["weights_sha256"]
+        sha = load_state(ck, optimizer=False)["weights_sha256"]
         if cache.exists():
             c = load_json(cache)
             if c.get("weights_sha256") == sha:

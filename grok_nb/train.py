@@ -14,7 +14,7 @@ from tqdm.auto import tqdm
 from .core import (GrokError, check, get_device, get_dtype, autocast, atomic_path, atomic_write, save_json,
     load_json, append_jsonl, sha256_file, RunDir, set_seed, evaluating)
 from .checkpoint import (CHECKPOINT_FORMAT, save_checkpoint, verify_checkpoint, load_state, load_checkpoint,
-    _rng_state, _set_rng_state, _unwrap, _fill_model, _tidy_run, _truncate_metrics)
+    drop_optimizer, _rng_state, _set_rng_state, _unwrap, _fill_model, _tidy_run, _truncate_metrics)
 
 # %% auto #0
 __all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'lm_loss_sum', 'lm_loss', 'train',
@@ -124,6 +124,8 @@ def _resume(rd, model, opt, sched, train_params: dict, fingerprint, dev) -> int:
           + ", ".join(f"{k}: checkpoint {old.get(k)!r} vs now {train_params.get(k)!r}" for k in diff))
     check(st.get("stream_fingerprint") == fingerprint, f"{last}: cannot resume, data stream fingerprint "
           f"{st.get('stream_fingerprint')!r} differs from the current source's {fingerprint!r}")
+    check("optimizer" in st, f"{last}: cannot resume, its optimizer state was dropped (train keeps it only in a "
+          "run's newest checkpoint; this one is newest because a later one was removed)")
     _fill_model(last, model, dev)                                     # load_state verified every file
     opt.load_state_dict(st["optimizer"])
     sched.load_state_dict(st["scheduler"])
@@ -228,6 +230,7 @@ def train(
     progress: bool = True,
     resume: bool = True,
     stop_fn: Callable | None = None,
+    keep_optimizer: str = "last",
 ) -> dict:
     """Train `model` on `source.batch(step)` for `steps` optimizer steps.
     Every batch tensor is split by rows over DDP ranks and micro-batches, except those named in `source.shared_keys`.
@@ -240,10 +243,13 @@ def train(
       states); under DDP the logged dict is averaged over ranks, so it must have the same keys on every rank.
     - `eval_fn(model, step) -> dict`: run at every checkpoint (and every `eval_every` steps), logged with the step.
     - `stop_fn(record) -> bool`: early stop after a logged step (e.g. a target loss reached).
+    - `keep_optimizer`: `'last'` drops the optimizer state of every checkpoint but the newest after each save (the one
+      a resume reads; two thirds of an AdamW checkpoint), `'all'` keeps it everywhere.
     Under `torchrun` (WORLD_SIZE > 1) it runs DDP: gloo on CPU, nccl on CUDA; each rank takes its rows of the batch.
     """
     _check_train_args(steps=steps, grad_accum=grad_accum, checkpoint_every=checkpoint_every, eval_every=eval_every,
                       log_every=log_every, lr=lr)
+    check(keep_optimizer in ("last", "all"), f"train: keep_optimizer must be 'last' or 'all', got {keep_optimizer!r}")
     world, rank, local_rank = _ddp_info()
     dev = _init_device(device, world, local_rank)
     amp = get_dtype(dtype, dev)
@@ -281,6 +287,9 @@ def train(
         save_checkpoint(rd.checkpoint(step), model, opt, sched, step,
                         extra={"train_params": train_params, "stream_fingerprint": fingerprint,
                                "stream_position": _stream_position(source, step)})
+        if keep_optimizer == "last":                                    # a resume reads only the newest checkpoint
+            for s in rd.checkpoint_steps():
+                if s != step: drop_optimizer(rd.checkpoint(s))
 
     history, t0, tokens = [], time.time(), 0
     if rd is not None and start > 0: history = [r for r in rd.metrics() if r.get("step", 0) <= start]
