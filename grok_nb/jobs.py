@@ -142,7 +142,8 @@ def profile_b_jobs() -> list[tuple[str, dict]]:
 
 def profile_c_jobs() -> list[tuple[str, dict]]:
     """Study C's profile (longest runs first, for the pool): the translation design at 4x the steps (2,400 on 32,000
-    documents), where the model learns it at c = 4 (session-6 calibration): t in {0, 0.9} x c in {1, 4, 8}; capacity
+    documents), where the model learns it at c = 4 (session-6 calibration): t in {0, 0.9} x c in {1, 4, 8}, two
+    seeds at c = 1 and 4; at c = 8, where 2,400 steps do not suffice, ~8x (5,000 steps, 68,000 documents); capacity
     runs to convergence (gpt-tiny, 2,000 steps, c = 1, 2, 4, 8); post-hoc duplication after 1,000 steps of c = 1,
     400 steps on (c = 2, 4, 8, the c = 1 continuation and the random-init runs), each on enough documents for about
     one pass (~75 tokens a document); the tax and duplicated vs random init at c = 1, 2, 4, 6, 8 x 2 seeds on gpt-tiny
@@ -155,12 +156,15 @@ def profile_c_jobs() -> list[tuple[str, dict]]:
     D = dict(COMPARTMENTS_DEMO)
     T = dict(D, steps=600, lr=3e-3, trans_half=7, eval_every=50, n_docs=8000)
     TL = dict(T, steps=2400, n_docs=32000, eval_every=200, weight_decay=0.1, seed=0)   # its own (2,400-step) group
+    TX = dict(TL, steps=5000, n_docs=68000, eval_every=250)                            # and a 5,000-step one
     P = dict(D, n_docs=20000, steps=400, seed=0)        # 400 steps: its own group, not pooled with the 300-step sweep
     B = dict(case="bio_qa", steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
     L = dict(D, case="bilingual", corpus="zh", seed=0)
     cs = (1, 2, 4, 6, 8)
     return [("compartments", p) for p in
-            [{**TL, "c": c, "translation_fraction": t} for c in (8, 4, 1) for t in (0.9, 0.0)]
+            [{**TX, "c": c, "translation_fraction": t} for c in (8, 1) for t in (0.9, 0.0)]
+            + [{**TL, "c": c, "translation_fraction": t, "seed": s} for c in (8, 4, 1) for t in (0.9, 0.0)
+               for s in ((0,) if c == 8 else (0, 1))]
             + [{**D, "c": c, "steps": 2000, "eval_every": 100, "n_docs": 30000, "seed": 0} for c in (8, 4, 2, 1)]
             + [{**P, "c": c, "init": "posthoc", "pretrain_steps": 1000} for c in (8, 4, 2, 1)]
             + [{**P, "c": c} for c in (8, 4, 2, 1)]

@@ -16,9 +16,9 @@ from grok_nb.params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathS
 from .status import run_status, _try_lock, _failure, _attempts
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'PARAM_RULES', 'grid', 'studies_dir', 'study_notebook', 'study_defaults', 'study_rules',
-           'resolve_params', 'run_path', 'run_study', 'sweep', 'load_runs', 'run_plan', 'study_params', 'open_run',
-           'save_summary', 'table_values', 'publish_summaries', 'run_reports']
+__all__ = ['STUDIES_DIR', 'PARAM_RULES', 'KERNEL_START_FAILED', 'grid', 'studies_dir', 'study_notebook', 'study_defaults',
+           'study_rules', 'resolve_params', 'run_path', 'execute_notebook', 'run_study', 'sweep', 'load_runs',
+           'run_plan', 'study_params', 'open_run', 'save_summary', 'table_values', 'publish_summaries', 'run_reports']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -156,6 +156,18 @@ def run_path(study: str, full_params: dict, runs_dir=None) -> Path:
     "`<runs_dir>/<study>/<run-id>/` (`runs_dir` defaults to `core.runs_root()`: where the user works)."
     return Path(runs_dir or runs_root()).expanduser().resolve() / study / run_id(study, full_params)
 
+# %% ../nbs/90_sweep.ipynb #8660ca98
+KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
+
+def execute_notebook(*args, attempts: int = 3, **kwargs):
+    "`papermill.execute_notebook`, started again (up to `attempts` times) when its kernel died before it started."
+    import papermill, random
+    for k in range(attempts):
+        try: return papermill.execute_notebook(*args, **kwargs)
+        except RuntimeError as e:
+            if KERNEL_START_FAILED not in str(e) or k == attempts - 1: raise
+            time.sleep(random.uniform(0.5, 2.0))
+
 # %% ../nbs/90_sweep.ipynb #b2f4be4d
 _QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]        # no start-up warnings from every kernel
 
@@ -165,7 +177,7 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
     returns its status record. The kernel is told the caller's workspace (`GROK_NB_WORKSPACE`), so its caches go
     where the user works, and gets `PYTHONHASHSEED=0` unless one is set (string hashing, hence set order, is then the
     same in every execution); `progress` shows one bar over the notebook's cells, `log_output` streams its output."""
-    import papermill, platform
+    import platform
     full = resolve_params(study, params)
     path = run_path(study, full, runs_dir)
     ws = str(workspace())
@@ -182,7 +194,7 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
         os.environ["GROK_NB_WORKSPACE"] = ws
         os.environ.setdefault("PYTHONHASHSEED", "0")            # set and dict-of-str orders are the same every time
         try:
-            papermill.execute_notebook(str(study_notebook(study)), str(path / "run.ipynb"),
+            execute_notebook(str(study_notebook(study)), str(path / "run.ipynb"),
                                        parameters={**full, "run_dir": str(path)}, cwd=str(studies_dir()),
                                        kernel_name="python3", progress_bar=progress, log_output=log_output,
                                        extra_arguments=_QUIET_KERNEL)
@@ -389,10 +401,9 @@ def publish_summaries(runs_dir=None, figures_dir=None, studies=None) -> list[Pat
 # %% ../nbs/90_sweep.ipynb #22758bea
 def _run_report(nb: str, out: str, cwd: str, parameters: dict) -> str | None:
     "Execute one report notebook with papermill; None, or the error as one line (a worker process calls this)."
-    import papermill
     try:
-        papermill.execute_notebook(nb, out, cwd=cwd, kernel_name="python3", progress_bar=False,
-                                   extra_arguments=_QUIET_KERNEL, parameters=parameters)
+        execute_notebook(nb, out, cwd=cwd, kernel_name="python3", progress_bar=False,
+                         extra_arguments=_QUIET_KERNEL, parameters=parameters)
         return None
     except Exception as e:
         return f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}"
