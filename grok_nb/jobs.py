@@ -49,7 +49,7 @@ def demo_emergence() -> list[tuple[str, dict]]:
 # %% ../nbs/90a_jobs.ipynb #0d53c3c9
 def demo_sparse_attention() -> list[tuple[str, dict]]:
     """Study B's synthetic-task runs: one variable at a time against the defaults (S 8, s 2, 4 heads of 16, d 64);
-    15 runs, 395 worker-seconds measured. Context length (at s = 1) and pre-pretraining (none / Dyck / neural CA /
+    15 runs, 346–357 worker-seconds measured. Context length (at s = 1) and pre-pretraining (none / Dyck / neural CA /
     random tokens at these defaults, the same runs plus Dyck) are the profile's."""
     seeds = [0, 1, 2]
     return [("sparse_attention", p) for p in grid(seed=seeds)                      # the defaults
