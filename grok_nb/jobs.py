@@ -141,35 +141,38 @@ def profile_b_jobs() -> list[tuple[str, dict]]:
     return suite + [("sparse_attention", p) for p in synthetic]
 
 def profile_c_jobs() -> list[tuple[str, dict]]:
-    """Study C's profile (longest runs first, for the pool): the translation design at 4x the steps (2,400 on 32,000
-    documents), where the model learns it at c = 4 (session-6 calibration): t in {0, 0.9} x c in {1, 4, 8}, two
-    seeds at c = 1 and 4; at c = 8, where 2,400 steps do not suffice, ~8x (5,000 steps, 68,000 documents); capacity
+    """Study C's profile (longest runs first, for the pool). The translation design the model learns (short pairs of
+    7 tokens, 4 per row, lr 3e-3) at 2,400 steps on 32,000 documents, the horizon where it learns to translate at
+    c = 4 (600 steps learned it only at c = 2): t in {0, 0.1, 0.3, 0.6, 0.9} at c = 1 and 4, t in {0, 0.3, 0.6, 0.9}
+    at c = 2 and 6, t in {0, 0.9} at c = 8, all at weight decay 0.1, a second seed at c = 1 and 4 for t = 0 and 0.9,
+    and weight decay 1.0 at c = 1 and 4 for t = 0 and 0.9 (c = 1: copy rows, the same-strength reference); at c = 8,
+    where 2,400 steps do not suffice, ~8x the steps (5,000 on 68,000 documents, t in {0, 0.9}, c = 1 and 8); capacity
     runs to convergence (gpt-tiny, 2,000 steps, c = 1, 2, 4, 8); post-hoc duplication after 1,000 steps of c = 1,
     400 steps on (c = 2, 4, 8, the c = 1 continuation and the random-init runs), each on enough documents for about
     one pass (~75 tokens a document); the tax and duplicated vs random init at c = 1, 2, 4, 6, 8 x 2 seeds on gpt-tiny
-    and on the smallest paper tier (gpt-8-32, random init), 300 steps as the demo; the translation design the model
-    learns (short pairs of 7 tokens, 4 per row, lr 3e-3, 600 steps): t in {0, 0.1, 0.3, 0.6, 0.9} x c in
-    {1, 2, 4, 6, 8} at weight decay 0.1 and x c in {1, 6, 8} at 1.0 (c = 1: copy rows, the same-strength reference);
-    InfoNCE lambda in {0.1, 0.3, 1} x c in {2, 4, 6, 8}; biographies / QA alone and jointly (shared,
-    compartmentalized), 2 seeds; the real en/zh pair, shared tokenizer at the disjoint pair's total vocabulary against
-    the disjoint pair."""
+    and on the smallest paper tier (gpt-8-32, random init), 300 steps as the demo; InfoNCE lambda in {0.1, 0.3, 1} x
+    c in {2, 4, 6, 8}; biographies / QA alone and jointly (shared, compartmentalized), 2 seeds; the real en/zh pair,
+    shared tokenizer at the disjoint pair's total vocabulary against the disjoint pair."""
     D = dict(COMPARTMENTS_DEMO)
-    T = dict(D, steps=600, lr=3e-3, trans_half=7, eval_every=50, n_docs=8000)
+    T = dict(D, steps=600, lr=3e-3, trans_half=7, eval_every=50, n_docs=8000)   # the translation design, 600 steps
     TL = dict(T, steps=2400, n_docs=32000, eval_every=200, weight_decay=0.1, seed=0)   # its own (2,400-step) group
     TX = dict(TL, steps=5000, n_docs=68000, eval_every=250)                            # and a 5,000-step one
     P = dict(D, n_docs=20000, steps=400, seed=0)        # 400 steps: its own group, not pooled with the 300-step sweep
     B = dict(case="bio_qa", steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
     L = dict(D, case="bilingual", corpus="zh", seed=0)
-    cs = (1, 2, 4, 6, 8)
+    cs, ts = (1, 2, 4, 6, 8), (0.9, 0.6, 0.3, 0.1, 0.0)
+    two = lambda t: (0, 1) if t in (0.0, 0.9) else (0,)                               # noqa: E731
+    tl_cells = ([(8, t, 0.1, (0,)) for t in (0.9, 0.0)] + [(6, t, 0.1, (0,)) for t in ts if t != 0.1]
+                + [(4, t, 0.1, two(t)) for t in ts] + [(4, t, 1.0, (0,)) for t in (0.9, 0.0)]
+                + [(2, t, 0.1, (0,)) for t in ts if t != 0.1]
+                + [(1, t, 0.1, two(t)) for t in ts] + [(1, t, 1.0, (0,)) for t in (0.9, 0.0)])
     return [("compartments", p) for p in
             [{**TX, "c": c, "translation_fraction": t} for c in (8, 1) for t in (0.9, 0.0)]
-            + [{**TL, "c": c, "translation_fraction": t, "seed": s} for c in (8, 4, 1) for t in (0.9, 0.0)
-               for s in ((0,) if c == 8 else (0, 1))]
+            + [{**TL, "c": c, "translation_fraction": t, "weight_decay": wd, "seed": s}
+               for c, t, wd, seeds in tl_cells for s in seeds]
             + [{**D, "c": c, "steps": 2000, "eval_every": 100, "n_docs": 30000, "seed": 0} for c in (8, 4, 2, 1)]
             + [{**P, "c": c, "init": "posthoc", "pretrain_steps": 1000} for c in (8, 4, 2, 1)]
             + [{**P, "c": c} for c in (8, 4, 2, 1)]
-            + [{**T, "c": c, "translation_fraction": t, "weight_decay": wd, "seed": 0}
-               for wd, cs_ in ((0.1, cs), (1.0, (1, 6, 8))) for c in cs_ for t in (0.0, 0.1, 0.3, 0.6, 0.9)]
             + [{**D, "size": size, "c": c, "seed": s} for size in ("gpt-tiny", "gpt-8-32") for c in cs for s in (0, 1)]
             + [{**D, "c": c, "init": "duplicate", "seed": s} for c in cs[1:] for s in (0, 1)]
             + [{**D, "c": c, "infonce_weight": w, "seed": 0} for c in cs[1:] for w in (0.1, 0.3, 1.0)]
