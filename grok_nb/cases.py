@@ -12,11 +12,12 @@ from .core import check
 from .data import TokenStream, text_source, train_tokenizer
 from .scoring import greedy_continuation
 from .compartments import CompartmentTokenizer, DisjointTokenizer
+from .store import build_store, SubsetCorpus, ConcatCorpus
 
 # %% auto #0
 __all__ = ['FIRST', 'LAST', 'CITIES', 'UNIS', 'MAJORS', 'EMPLOYERS', 'MONTHS', 'ATTRIBUTES', 'BIO_TEMPLATES', 'QUESTIONS', 'Case',
-           'byte_shares', 'corpus_case', 'split_parallel', 'bilingual_case', 'load_en_zh', 'make_people', 'render_bio',
-           'qa_items', 'qa_doc', 'exact_match', 'bio_qa_case']
+           'byte_shares', 'corpus_case', 'split_parallel', 'bilingual_case', 'load_en_zh', 'bilingual_store',
+           'make_people', 'render_bio', 'qa_items', 'qa_doc', 'exact_match', 'bio_qa_case']
 
 # %% ../nbs/30c_cases.ipynb #357d8dce
 @dataclasses.dataclass
@@ -106,6 +107,30 @@ def load_en_zh(shared_dir, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int
     check(len(en) > n_valid and len(zh) > n_valid, f"load_en_zh: too few documents in {shared_dir}")
     return (en[n_valid:n_valid + n_docs], zh[n_valid:n_valid + n_docs], list(zip(ted, ted_zh)), en[:n_valid],
             zh[:n_valid])
+
+# %% ../nbs/30c_cases.ipynb #233d507e
+def bilingual_store(case: Case, sources, root, n_valid: int, max_tokens: int | None = None, n_proc: int = 1,
+                    text_field: str = "text"):
+    "(corpus, doc_compartments, proportions) of a two-language `case` read from one token store per language."
+    check(len(sources) == 2 and len(case.eval_sets) == 2,
+          f"bilingual_store: a two-language case and two sources, got {len(case.eval_sets)} and {len(sources)}")
+    comps = [j for _, j in case.eval_sets.values()]                  # each language's compartment, in order
+    parts = []
+    for src, j in zip(sources, comps):
+        st = build_store(src, case.tokenizer.base_tokenizer(j), root, max_tokens=max_tokens, text_field=text_field,
+                         n_proc=n_proc)
+        check(st.n_docs > n_valid, f"{st.path}: {st.n_docs} documents within max_tokens={max_tokens}, need more than "
+              f"n_valid={n_valid}")
+        parts.append(SubsetCorpus(st, np.arange(n_valid, st.n_docs)))
+    corpus = ConcatCorpus(parts)
+    doc_comps = np.concatenate([np.full(p.n_docs, j, dtype=np.int64) for p, j in zip(parts, comps)])
+    if case.proportions is None: return corpus, doc_comps, None
+    lang = np.repeat([0, 1], case.info["n_docs"])                     # the sample's documents: language a, then b
+    sample_chars = [sum(len(d) for d, k in zip(case.train_docs, lang) if k == n) for n in (0, 1)]
+    props = np.zeros(len(case.proportions))
+    for n, (p, j) in enumerate(zip(parts, comps)): props[j] += case.proportions[j] * (int(p.doc_chars.sum())
+                                                                                     / sample_chars[n])
+    return corpus, doc_comps, props.tolist()
 
 # %% ../nbs/30c_cases.ipynb #d56c3b27
 FIRST = (

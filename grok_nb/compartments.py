@@ -238,13 +238,7 @@ class CompartmentStream:
         if self.corpus is None:
             as_list = isinstance(docs, list) and all(isinstance(d, str) for d in docs)
             self.docs = docs if as_list else list(text_source(docs))
-        else:
-            check(comp_tok.shared_base, "CompartmentStream over a token store needs one shared base tokenizer")
-            st = getattr(self.corpus, "tokenizer", None)
-            check(st is not None and tokenizer_fingerprint(st) == tokenizer_fingerprint(comp_tok.base_tokenizer(0)),
-                  f"CompartmentStream: the corpus {self.corpus!r} was not tokenized with the compartments' base "
-                  "tokenizer")
-            self.docs = None
+        else: self.docs = None
         self.n_docs = len(self.docs) if self.docs is not None else self.corpus.n_docs
         check(self.n_docs > 0, "CompartmentStream: empty corpus (0 documents)")
         self.comp_tok, self.seq_len, self.batch_size, self.seed, self.c = comp_tok, seq_len, batch_size, seed, c
@@ -266,7 +260,14 @@ class CompartmentStream:
             in_j = np.flatnonzero(self.doc_compartments == j)
             check(len(in_j) > 0,
                   f"CompartmentStream: compartment {j} has proportion {self.proportions[j]:.3g} but no documents")
-            dj = [self.docs[i] for i in in_j] if self.corpus is None else SubsetCorpus(self.corpus, in_j)
+            if self.corpus is None: dj = [self.docs[i] for i in in_j]
+            else:                                   # its documents must be in compartment j's base tokenizer's ids
+                tj = self.corpus.tokenizer_of(in_j) if hasattr(self.corpus, "tokenizer_of") else self.corpus.tokenizer
+                check(tj is not None
+                      and tokenizer_fingerprint(tj) == tokenizer_fingerprint(comp_tok.base_tokenizer(j)),
+                      f"CompartmentStream: the corpus {self.corpus!r} was not tokenized with the compartments' base "
+                      f"tokenizer" + ("" if comp_tok.shared_base else f" of compartment {j}"))
+                dj = SubsetCorpus(self.corpus, in_j)
             try: self._streams[j] = TokenStream(dj, comp_tok.base_tokenizer(j), seq_len, 1, seed=seed + 1000 * j)
             except GrokError as e: raise GrokError(f"CompartmentStream: compartment {j}: {e}") from e
         self._quota = _largest_remainder(np.r_[(1 - t) * self.proportions, t], ROW_BLOCK)

@@ -17,7 +17,7 @@ from .data import text_source, encode_documents, decode_tokens, is_lossless, _ep
 
 # %% auto #0
 __all__ = ['INDEX_MAGIC', 'DTYPE_CODES', 'STORE_FORMAT', 'token_dtype', 'write_indexed', 'IndexedDataset',
-           'tokenizer_fingerprint', 'build_store', 'TokenStore', 'SubsetCorpus', 'PythiaStream']
+           'tokenizer_fingerprint', 'build_store', 'TokenStore', 'SubsetCorpus', 'ConcatCorpus', 'PythiaStream']
 
 # %% ../nbs/01b_store.ipynb #c8ec2ba8
 INDEX_MAGIC = b"MMIDIDX\x00\x00"
@@ -467,6 +467,13 @@ def stream(self: TokenStore, seq_len: int, batch_size: int, seed: int = 0, shuff
     return TokenStream(self, self.tokenizer, seq_len, batch_size, seed=seed, shuffle=shuffle)
 
 # %% ../nbs/01b_store.ipynb #883e12ef
+def _docs_sha(corpus, starts, lengths) -> str:
+    "The in-memory corpus's `token_sha` of the documents at `starts` / `lengths` of `corpus` (one streaming pass)."
+    h = hashlib.sha256()
+    for s, n in zip(np.asarray(starts).tolist(), np.asarray(lengths).tolist()):
+        h.update(hashlib.sha256(np.ascontiguousarray(corpus.tokens(s, s + n), dtype=np.int64)).digest()[:16])
+    return h.hexdigest()
+
 class SubsetCorpus:
     "Documents `ids` of a corpus (a `TokenStore` or an in-memory corpus), in that order, as a corpus (see above)."
     def __init__(self, corpus, ids):
@@ -481,15 +488,59 @@ class SubsetCorpus:
         self.starts, self.lengths, self.doc_chars = (np.asarray(a[ids], dtype=np.int64)
                                                      for a in (corpus.starts, corpus.lengths, corpus.doc_chars))
         self.n_docs, self.n_tokens = len(ids), int(self.lengths.sum())
-        h = hashlib.sha256()
-        for s, n in zip(self.starts.tolist(), self.lengths.tolist()):
-            h.update(hashlib.sha256(np.ascontiguousarray(corpus.tokens(s, s + n), dtype=np.int64)).digest()[:16])
-        self.token_sha = h.hexdigest()
+        self.token_sha = _docs_sha(corpus, self.starts, self.lengths)
     def tokens(self, a: int, b: int) -> np.ndarray: return self.parent.tokens(a, b)
     def take(self, positions: np.ndarray) -> np.ndarray: return self.parent.take(positions)
     def char_starts(self, a: int, b: int) -> np.ndarray: return self.parent.char_starts(a, b)
     def epoch_order(self, seed: int, epoch: int, shuffle: bool): return _epoch_order(self.lengths, seed, epoch, shuffle)
     def __repr__(self): return f"SubsetCorpus({self.n_docs} of {self.parent.n_docs} docs, {self.n_tokens} tokens)"
+
+# %% ../nbs/01b_store.ipynb #d739921d
+class ConcatCorpus:
+    "Corpora one after another as one corpus: part 0's documents, then part 1's, ... (see above)."
+    def __init__(self, parts):
+        parts = list(parts)
+        check(len(parts) >= 1, "ConcatCorpus: no parts")
+        for k, p in enumerate(parts):
+            check(hasattr(p, "epoch_order") and hasattr(p, "take"), f"ConcatCorpus: part {k} is not a corpus: {p!r}")
+        eos = {bool(getattr(p, "add_eos", True)) for p in parts}
+        check(len(eos) == 1, "ConcatCorpus: the parts differ in add_eos")
+        self.parts, self.add_eos, self.lossless = parts, eos.pop(), all(p.lossless for p in parts)
+        extent = [int((np.asarray(p.starts) + np.asarray(p.lengths)).max()) for p in parts]
+        self.offsets = np.r_[0, np.cumsum(extent)].astype(np.int64)          # part k's storage starts here
+        self.first_doc = np.r_[0, np.cumsum([p.n_docs for p in parts])].astype(np.int64)
+        self.starts = np.concatenate([np.asarray(p.starts, np.int64) + o for p, o in zip(parts, self.offsets)])
+        self.lengths = np.concatenate([np.asarray(p.lengths, np.int64) for p in parts])
+        self.doc_chars = np.concatenate([np.asarray(p.doc_chars, np.int64) for p in parts])
+        self.n_docs, self.n_tokens = int(self.first_doc[-1]), int(self.lengths.sum())
+        toks = [getattr(p, "tokenizer", None) for p in parts]
+        fps = {None if t is None else tokenizer_fingerprint(t) for t in toks}
+        self._fps = [None if t is None else tokenizer_fingerprint(t) for t in toks]
+        self.tokenizer = toks[0] if len(fps) == 1 and None not in fps else None
+        self.token_sha = _docs_sha(self, self.starts, self.lengths)
+    def _part(self, a: int) -> int: return int(np.searchsorted(self.offsets, a, side="right") - 1)
+    def tokens(self, a: int, b: int) -> np.ndarray:
+        k = self._part(a)
+        return self.parts[k].tokens(a - int(self.offsets[k]), b - int(self.offsets[k]))
+    def char_starts(self, a: int, b: int) -> np.ndarray:
+        k = self._part(a)
+        return self.parts[k].char_starts(a - int(self.offsets[k]), b - int(self.offsets[k]))
+    def take(self, positions: np.ndarray) -> np.ndarray:
+        pos = np.asarray(positions, dtype=np.int64)
+        out, part = np.empty(pos.shape, dtype=np.int64), np.searchsorted(self.offsets, pos, side="right") - 1
+        for k in np.unique(part).tolist():
+            m = part == k
+            out[m] = self.parts[k].take(pos[m] - self.offsets[k])
+        return out
+    def epoch_order(self, seed: int, epoch: int, shuffle: bool): return _epoch_order(self.lengths, seed, epoch, shuffle)
+    def tokenizer_of(self, ids):
+        "The tokenizer documents `ids` were encoded with (their parts' one tokenizer; None if unknown)."
+        ks = np.unique(np.searchsorted(self.first_doc, np.asarray(ids, dtype=np.int64), side="right") - 1).tolist()
+        check(len({self._fps[k] for k in ks}) == 1,
+              f"ConcatCorpus: documents of parts {ks} were encoded with different tokenizers")
+        return getattr(self.parts[ks[0]], "tokenizer", None)
+    def __repr__(self):
+        return f"ConcatCorpus({' + '.join(str(p.n_docs) for p in self.parts)} docs, {self.n_tokens} tokens)"
 
 # %% ../nbs/01b_store.ipynb #4d1de3ac
 class PythiaStream:

@@ -127,8 +127,10 @@ PARAM_RULES: dict[str, dict[str, Rule]] = {
         proportions=Opt(ListOf(Num(0)) & _rel(lambda v, p: len(v) == p["c"] and sum(v) > 0,
                                               "c of them, with a positive sum")),
         base_vocab=Int(5), n_docs=_POS, n_valid=_POS, data_procs=_POS,
-        max_tokens=Opt(_POS & _rel(lambda v, p: p["case"] == "none" and p["corpus"] != "embedded",
-                                   "set only for a real corpus (case 'none', corpus not 'embedded')")),
+        max_tokens=Opt(_POS & _rel(lambda v, p: (p["case"] == "none" and p["corpus"] != "embedded")
+                                   or (p["case"] == "bilingual" and p["corpus"] == "zh"),
+                                   "set only for a real corpus (case 'none', corpus not 'embedded'; "
+                                   "or the en/zh pair)")),
         n_people=_POS, eval_every=_POS, targets=Opt(ListOf(Num(0, lo_open=True))), align_layer=Opt(_NN),
         n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False)),
         trans_half=Opt(_POS & _rel(lambda v, p: v <= (p["seq_len"] - 2) // 2, "at most (seq_len - 2) // 2")),

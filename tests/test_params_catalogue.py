@@ -95,6 +95,7 @@ CATALOGUE = [
     ("compartments", {"infonce_pairs": 0}, "'infonce_pairs' = 0 is not allowed: must be an int >= 1"),
     ("compartments", {"eval_batches": 0}, "'eval_batches' = 0"),
     ("compartments", {"max_tokens": 1000}, "'max_tokens' = 1000 is not allowed: must be None or an int >= 1, and set only for a real corpus"),
+    ("compartments", {"case": "bilingual", "max_tokens": 1000}, "or the en/zh pair"),
     ("compartments", {"data_procs": 0}, "'data_procs' = 0"),
 ]
 CLI = [  # the command line: parsed, then the same validator; exit status 2 and one line on stderr

@@ -53,6 +53,24 @@ def test_study_under_torchrun(tmp_path):
     assert len(l1) == len(l2) == 30 and l1[0] > 0.5
     assert max(abs(a - b) for a, b in zip(l1, l2)) < 1e-4, list(zip(l1, l2))
 
+def test_bilingual_on_token_stores(tmp_path):
+    """The real en/zh pair through one token store per language (max_tokens; `cases.bilingual_store`, whose
+    equality with the in-memory stream is pinned in 30c_cases): each language's store holds its own file's first
+    documents within max_tokens, in its own tokenizer (disjoint), the run trains on the documents after the 40
+    validation ones, and it records both stores."""
+    base = dict(case="bilingual", corpus="zh", tokenizer="disjoint", c=2, steps=6, eval_every=3, n_docs=200,
+                n_valid=40, base_vocab=512, n_align=8, max_tokens=60_000)
+    rec = run_study("compartments", base, runs_dir=tmp_path)
+    assert rec["status"] == "finished", rec
+    res = json.loads((Path(rec["path"]) / "results.json").read_text())
+    stores = [json.loads((Path(p) / "manifest.json").read_text()) for p in res["store"]]
+    assert len(stores) == 2 and stores[0]["tokenizer"] != stores[1]["tokenizer"], stores
+    for m in stores: assert 40 < m["n_docs"] and m["n_tokens"] <= 60_000, m
+    lines = (Path(rec["path"]) / "metrics.jsonl").read_text().splitlines()
+    losses = [r["loss"] for r in map(json.loads, lines) if "loss" in r]
+    assert len(losses) >= 2 and losses[-1] < losses[0], losses
+
+
 def test_compartments_on_a_token_store(tmp_path):
     """Study C's real-corpus path through a token store (max_tokens) trains on exactly what the in-memory path does:
     the whole C4 sample in the store (1,000 documents; validation = the first 40), so both runs see documents 40..999
