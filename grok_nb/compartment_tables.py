@@ -140,11 +140,14 @@ def thresholds(tt, tax: str = "final_gap", share: float = 0.5, by=("c",)) -> pd.
     d = tt.assign(excess_ratio=tt.ratio - 1.0)
     rows = []
     for key, g in d.groupby(list(by), sort=True):
+        common = set.intersection(*(set(x.seed) for _, x in g.groupby("value")))
+        g = g[g.seed.isin(common)] if common else g                     # seeds run at every strength
         m = g.groupby("value")[tax].mean()
         if 0.0 not in m.index or len(m) < 2: continue
         key = key if isinstance(key, tuple) else (key,)
         rows.append({**dict(zip(by, key)), "tax": tax, **intervention_threshold(m.index.values, m.values, share),
-                     "values": m.index.tolist(), "taxes": m.round(4).tolist(), "seeds": int(g.seed.nunique())})
+                     "values": m.index.tolist(), "taxes": m.round(4).tolist(), "seeds": int(g.seed.nunique()),
+                     "matched": bool(common)})
     return pd.DataFrame(rows)
 
 # %% ../nbs/30e_compartment_tables.ipynb #cdfe0463
