@@ -15,9 +15,9 @@ from .compartments import CompartmentTokenizer, DisjointTokenizer
 from .store import build_store, SubsetCorpus, ConcatCorpus
 
 # %% auto #0
-__all__ = ['FIRST', 'LAST', 'CITIES', 'UNIS', 'MAJORS', 'EMPLOYERS', 'MONTHS', 'ATTRIBUTES', 'BIO_TEMPLATES', 'QUESTIONS', 'Case',
-           'byte_shares', 'corpus_case', 'split_parallel', 'bilingual_case', 'load_en_zh', 'bilingual_store',
-           'make_people', 'render_bio', 'qa_items', 'qa_doc', 'exact_match', 'bio_qa_case']
+__all__ = ['EN_ZH_FILES', 'FIRST', 'LAST', 'CITIES', 'UNIS', 'MAJORS', 'EMPLOYERS', 'MONTHS', 'ATTRIBUTES', 'BIO_TEMPLATES',
+           'QUESTIONS', 'Case', 'byte_shares', 'corpus_case', 'split_parallel', 'bilingual_case', 'load_en_zh',
+           'bilingual_store', 'make_people', 'render_bio', 'qa_items', 'qa_doc', 'exact_match', 'bio_qa_case']
 
 # %% ../nbs/30c_cases.ipynb #357d8dce
 @dataclasses.dataclass
@@ -96,12 +96,13 @@ def bilingual_case(docs_a, docs_b, pairs, valid_a, valid_b, tokenizer: str = "sh
                 proportions=byte_shares(docs_a + docs_b, comps, 2) if c == 2 else None)
 
 # %% ../nbs/30c_cases.ipynb #c0a5e015
+EN_ZH_FILES = ("english/c4_en_sample1000.jsonl.gz", "zh/clue_corpus_small_sample.jsonl.gz")   # in shared/data
+
 def load_en_zh(shared_dir, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int = 100):
     """(docs_en, docs_zh, pairs, valid_en, valid_zh) from shared/data: C4 English, CLUECorpusSmall Chinese, TED en-zh
     pairs."""
     shared_dir = Path(shared_dir)
-    en = list(text_source(shared_dir/"english/c4_en_sample1000.jsonl.gz", limit=n_valid + n_docs))
-    zh = list(text_source(shared_dir/"zh/clue_corpus_small_sample.jsonl.gz", limit=n_valid + n_docs))
+    en, zh = (list(text_source(shared_dir / f, limit=n_valid + n_docs)) for f in EN_ZH_FILES)
     ted = list(text_source(shared_dir/"zh/ted_parallel_en_zh.jsonl.gz", text_field="en", limit=n_pairs))
     ted_zh = list(text_source(shared_dir/"zh/ted_parallel_en_zh.jsonl.gz", text_field="zh", limit=n_pairs))
     check(len(en) > n_valid and len(zh) > n_valid, f"load_en_zh: too few documents in {shared_dir}")

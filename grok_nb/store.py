@@ -514,9 +514,8 @@ class ConcatCorpus:
         self.doc_chars = np.concatenate([np.asarray(p.doc_chars, np.int64) for p in parts])
         self.n_docs, self.n_tokens = int(self.first_doc[-1]), int(self.lengths.sum())
         toks = [getattr(p, "tokenizer", None) for p in parts]
-        fps = {None if t is None else tokenizer_fingerprint(t) for t in toks}
-        self._fps = [None if t is None else tokenizer_fingerprint(t) for t in toks]
-        self.tokenizer = toks[0] if len(fps) == 1 and None not in fps else None
+        self._fps = [None if t is None else tokenizer_fingerprint(t) for t in toks]     # each part's tokenizer
+        self.tokenizer = toks[0] if len(set(self._fps)) == 1 and self._fps[0] is not None else None
         self.token_sha = _docs_sha(self, self.starts, self.lengths)
     def _part(self, a: int) -> int: return int(np.searchsorted(self.offsets, a, side="right") - 1)
     def tokens(self, a: int, b: int) -> np.ndarray:

@@ -197,9 +197,9 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
         os.environ.setdefault("PYTHONHASHSEED", "0")            # set and dict-of-str orders are the same every time
         try:
             execute_notebook(str(study_notebook(study)), str(path / "run.ipynb"),
-                                       parameters={**full, "run_dir": str(path)}, cwd=str(studies_dir()),
-                                       kernel_name="python3", progress_bar=progress, log_output=log_output,
-                                       extra_arguments=_QUIET_KERNEL)
+                             parameters={**full, "run_dir": str(path)}, cwd=str(studies_dir()),
+                             kernel_name="python3", progress_bar=progress, log_output=log_output,
+                             extra_arguments=_QUIET_KERNEL)
             check((path / "results.json").exists(),
                   f"{study_notebook(study)} finished without writing {path / 'results.json'}")
             rec = {"status": "finished", "seconds": time.time() - t0}
