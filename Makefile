@@ -26,7 +26,7 @@ demo: $(STAMP)
 	$(BIN)/grok-nb demo
 
 # CPU profiles: the runs behind a study's claims that do not fit the demo (each <= 2 h on 2 cores); figures into
-# figures/profile-<name>/, runs into runs/profile-<name>/ (profile-c-long: study C at c = 6 and 8, 5,000 steps)
+# figures/profile-<name>/, runs into runs/profile-<name>/ (profile-c-long: study C at c = 6 and 8, 5,000 steps, and capacity at convergence)
 profile-a profile-b profile-c profile-c-long: $(STAMP)
 	$(BIN)/grok-nb profile $(subst profile-,,$@)
 
