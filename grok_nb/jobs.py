@@ -192,8 +192,8 @@ def profile_c_long_jobs(seed: int = 0, capacity: bool = True, cells: tuple = C_L
     with new data), so the demo's 4,000 documents are seen ~10 times (3,000 steps) at c = 1, 2, 4, 8. Longest first:
     c = 8 and 6 (11-18 minutes of one core a run), the capacity runs, the c = 1 references. Its own profile because
     profile c's two hours are spent. `seed` seeds the translation grid (data, held-out rows and init); profile
-    c-long-seed1 is the same grid at seed 1 plus t = 0.3 at weight decay 0.1 (`cells`), without the capacity
-    group, so that every cell has two seeds."""
+    c-long-seed1 is the same grid at seed 1, without the capacity group (every c-long cell then has two seeds),
+    plus t = 0.3 at weight decay 0.1 (`cells`; one seed)."""
     X = dict(COMPARTMENTS_TRANSLATION, steps=5000, n_docs=68000, eval_every=250, seed=seed)
     K = dict(COMPARTMENTS_DEMO, steps=3000, eval_every=100, n_docs=4000, seed=0)
     trans = lambda cs: [{**X, "c": c, "translation_fraction": t, "weight_decay": wd} for c in cs for t, wd in cells]  # noqa: E731
