@@ -10,7 +10,8 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: demo test export clean docs docs-check bench install lint readme profile-a profile-b profile-c profile-c-long profile-c-long-seed1
+.PHONY: demo test export clean docs docs-check bench install lint readme profile-a profile-b profile-c profile-c-long \
+	profile-c-long-seed1 profile-c-capacity profile-c-infonce
 
 # the install (.ci/install.sh): uv with this machine's pip configuration, pip if uv fails
 $(STAMP): setup.py settings.ini .ci/install.sh
@@ -27,8 +28,10 @@ demo: $(STAMP)
 
 # CPU profiles: the runs behind a study's claims that do not fit the demo (each <= 2 h on 2 cores); figures into
 # figures/profile-<name>/, runs into runs/profile-<name>/ (profile-c-long: study C at c = 6 and 8, 5,000 steps, and
-# capacity at convergence; profile-c-long-seed1: its translation grid at seed 1)
-profile-a profile-b profile-c profile-c-long profile-c-long-seed1: $(STAMP)
+# capacity at convergence; profile-c-long-seed1: its translation grid at seed 1; profile-c-capacity: the capacity group
+# at two seeds with the training rows scored; profile-c-infonce: InfoNCE x c at 2,400 steps)
+PROFILES := profile-a profile-b profile-c profile-c-long profile-c-long-seed1 profile-c-capacity profile-c-infonce
+$(PROFILES): $(STAMP)
 	$(BIN)/grok-nb profile $(subst profile-,,$@)
 
 # notebooks/export in sync, notebooks clean, notebook tests, pytest suites (two workers, pytest-xdist)

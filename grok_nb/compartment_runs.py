@@ -57,10 +57,10 @@ LOSS_KEYS = ("val_loss", "val_within")
 
 def run_metrics(history: list[dict], targets=DEFAULT_TARGETS) -> dict:
     """steps_to_target for every `val_loss*` and `val_within*` curve (full softmax and within-compartment, mean and
-    per set); final value of every `val_*` metric."""
+    per set); final value of every `val_*` and `train_*` metric."""
     curves = {k: v for p in LOSS_KEYS for k, v in eval_curves(history, p).items()}
     return {"steps_to_target": {k: steps_to_target(history, targets, k) for k in curves},
-            "final": {k: v[1][-1] for k, v in eval_curves(history, "val_").items()},
+            "final": {k: v[1][-1] for p in ("val_", "train_") for k, v in eval_curves(history, p).items()},
             "targets": [float(t) for t in targets]}
 
 # %% ../nbs/30d_compartment_runs.ipynb #9b3f6d08

@@ -12,7 +12,8 @@ from .compartment_runs import eval_curves, eval_loss_at, reference_tax, plateau_
 # %% auto #0
 __all__ = ['TAX_MATCH', 'INTERVENTIONS', 'SAME_STRENGTH_REFERENCE', 'ALIGN_COLUMNS', 'TRANS_COLUMNS', 'POSTHOC_MATCH',
            'BIO_QA_CONDITIONS', 'run_curve', 'steps_vs_c', 'condition_table', 'tax_table', 'at_defaults',
-           'threshold_table', 'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_table', 'bio_qa_table']
+           'threshold_table', 'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_table', 'fit_table',
+           'bio_qa_table']
 
 # %% ../nbs/30e_compartment_tables.ipynb #d0b7e006
 def run_curve(path, key: str = "val_loss") -> tuple[np.ndarray, np.ndarray]:
@@ -189,6 +190,24 @@ def capacity_table(runs, key: str = "val_within", fraction: float = 0.2, tol: fl
     g["gap_to_c1"] = [f - c1.get((s, n), np.nan) for s, n, f in zip(g["size"], g.steps, g.final)]
     g["group_converged"] = g.groupby(["size", "steps"]).converged.transform("all")
     return g
+
+# %% ../nbs/30e_compartment_tables.ipynb #8ffee298
+def fit_table(runs, fraction: float = 0.2, tol: float = 0.02) -> pd.DataFrame:
+    """Per (size, steps, c) of the runs that scored training rows: `capacity_table` on the held-out (`_val`) and the
+    training-row (`_train`) within-compartment loss side by side, `generalization_gap`, `train_share_of_gap`."""
+    col = "r_metrics.final.train_within"
+    if not len(runs) or col not in runs: return pd.DataFrame()
+    r = runs[runs[col].notna()]
+    if not len(r): return pd.DataFrame()
+    keys, cols = ["size", "steps", "c"], ["final", "gap_to_c1", "change", "converged"]
+    ep = r.groupby(["p_size", "p_steps", "p_c"]).r_epochs.mean() if "r_epochs" in r else None
+    v = capacity_table(r, "val_within", fraction, tol)[keys + cols + ["seeds"]]
+    t = capacity_table(r, "train_within", fraction, tol)[keys + cols]
+    m = v.merge(t, on=keys, suffixes=("_val", "_train"))
+    m["generalization_gap"] = m.final_val - m.final_train
+    m["train_share_of_gap"] = np.where(m.c > 1, m.gap_to_c1_train / m.gap_to_c1_val.where(m.c > 1), np.nan)
+    m["epochs"] = [ep.get((s, n, c), np.nan) if ep is not None else np.nan for s, n, c in zip(m["size"], m.steps, m.c)]
+    return m
 
 # %% ../nbs/30e_compartment_tables.ipynb #06a0735c
 BIO_QA_CONDITIONS = {("bio", 1): "bio alone", ("qa", 1): "QA alone", ("joint", 1): "joint, shared (c=1)",

@@ -544,11 +544,31 @@ def tokens_per_byte(docs, tokenizer) -> float:
     n_tok = sum(len(ids) + 1 for ids in tokenizer(docs, add_special_tokens=False)["input_ids"])
     return n_tok / max(sum(len(d.encode()) for d in docs), 1)
 
+# %% ../nbs/30_compartments.ipynb #5e9277a1
+@patch
+def training_rows(self: CompartmentStream, n_rows: int, batch_size: int = 16) -> dict:
+    """`{f"c{j}": (batches, j)}`: `n_rows` training rows dealt evenly to the compartments with documents, each
+    compartment's first rows in the order training serves them (at most one pass of its packed stream), as
+    `{input_ids, labels}` batches of `batch_size` rows."""
+    comps = sorted(self._streams)
+    check(isinstance(n_rows, (int, np.integer)) and n_rows >= len(comps),
+          f"training_rows: n_rows must be an int >= the {len(comps)} compartments with documents, got {n_rows!r}")
+    out = {}
+    for j, share in zip(comps, np.array_split(np.arange(n_rows), len(comps))):
+        s = self._streams[j]
+        ks = range(min(len(share), s.n_seq))
+        r = torch.stack([self.comp_tok.from_base(s.batch(k)["input_ids"][0], j) for k in ks])
+        out[f"c{j}"] = ([{"input_ids": r[i:i + batch_size], "labels": r[i:i + batch_size]}
+                         for i in range(0, len(r), batch_size)], j)
+    return out
+
 # %% ../nbs/30_compartments.ipynb #5b2a7d96
 def compartment_eval_fn(comp_tok, valid_docs=None, seq_len: int = 64, batch_size: int = 16, max_batches: int = 4,
-                        sets: dict | None = None, extra: Callable | None = None, split: bool = False) -> Callable:
+                        sets: dict | None = None, extra: Callable | None = None, split: bool = False,
+                        train_sets: dict | None = None) -> Callable:
     """An `eval_fn(model, step)` with `val_loss_<name>` (full softmax) and `val_within_<name>` (within the set's
-    compartment) per validation set, their means `val_loss` and `val_within`, bits per byte of both (+ `extra`)."""
+    compartment) per validation set, their means `val_loss` and `val_within`, bits per byte of both (+ `extra`), and
+    the same losses on `train_sets` (`train_loss*`, `train_within*`: token-weighted means)."""
     if sets is None:
         check(valid_docs is not None, "compartment_eval_fn: give valid_docs or sets")
         sets = {f"c{j}": (valid_docs, j) for j in range(comp_tok.c)}
@@ -562,8 +582,8 @@ def compartment_eval_fn(comp_tok, valid_docs=None, seq_len: int = 64, batch_size
                                       (blocks[name][0], blocks[name][-1] + 1) if split else None), j)
             for name, (d, j) in sets.items()}
     tpb = {name: tokens_per_byte(d, comp_tok.base_tokenizer(j)) for name, (d, j) in sets.items()}
-    def mean(ls, k):
-        w = [v["n"] if split else 1 for v in ls.values()]
+    def mean(ls, k, weighted=split):
+        w = [v["n"] if weighted else 1 for v in ls.values()]
         return float(np.average([v[k] for v in ls.values()], weights=w))
     def eval_fn(model, step=None) -> dict:
         check_model_vocab(model, comp_tok)
@@ -574,6 +594,11 @@ def compartment_eval_fn(comp_tok, valid_docs=None, seq_len: int = 64, batch_size
         out["val_within"] = mean(ls, "within")
         out.update({f"val_bpb_{n}": v["full"] * tpb[n] / math.log(2) for n, v in ls.items()})
         out.update({f"val_bpb_within_{n}": v["within"] * tpb[n] / math.log(2) for n, v in ls.items()})
+        if train_sets:
+            lt = {n: batches_loss(model, b, comp_tok, j) for n, (b, j) in train_sets.items()}
+            for k, name in (("full", "train_loss"), ("within", "train_within")):
+                out.update({f"{name}_{n}": v[k] for n, v in lt.items()})
+                out[name] = mean(lt, k, weighted=True)
         if extra is not None: out.update(extra(model))
         return out
     eval_fn.sets = list(data)

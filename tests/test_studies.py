@@ -93,3 +93,8 @@ def test_compartments_on_a_token_store(tmp_path):
         return [r["loss"] for r in map(json.loads, lines) if "loss" in r]
     for sub in ("pretrain", ""):
         assert losses(recs["store"], sub) == losses(recs["memory"], sub) and len(losses(recs["store"], sub)) >= 2, sub
+    # the fixed sample of training rows (each compartment's first rows) is the same text on both paths
+    fin = {k: r["metrics"]["final"] for k, r in res.items()}
+    assert {k: v for k, v in fin["store"].items() if k.startswith("train_")} == \
+        {k: v for k, v in fin["memory"].items() if k.startswith("train_")}, fin
+    assert {"train_within_c0", "train_within_c1", "train_within"} <= set(fin["store"]), sorted(fin["store"])
