@@ -177,15 +177,16 @@ def posthoc_table(runs, key: str = "val_within") -> pd.DataFrame:
 
 # %% ../nbs/30e_compartment_tables.ipynb #947e3d2d
 def capacity_table(runs, key: str = "val_within", fraction: float = 0.2, tol: float = 0.02) -> pd.DataFrame:
-    "Per (size, steps, c): mean final `key`, its gap to c = 1, the runs' convergence (see above)."
+    "Per (size, steps, c): mean final `key` (and `spread`, max − min over seeds), its gap to c = 1, convergence."
     rows = []
     for _, r in (runs.iterrows() if len(runs) else []):
         pc = plateau_change(RunDir(r.path).metrics(), key, fraction, tol)
         rows.append({"size": r.p_size, "steps": int(r.p_steps), "c": int(r.p_c), "seed": int(r.p_seed), **pc})
     if not rows: return pd.DataFrame()
     t = pd.DataFrame(rows)
-    g = t.groupby(["size", "steps", "c"]).agg(final=("final", "mean"), change=("change", "mean"),
-                                                converged=("converged", "all"), seeds=("seed", "nunique")).reset_index()
+    g = t.groupby(["size", "steps", "c"]).agg(final=("final", "mean"), spread=("final", np.ptp),
+                                                change=("change", "mean"), converged=("converged", "all"),
+                                                seeds=("seed", "nunique")).reset_index()
     c1 = g[g.c == 1].set_index(["size", "steps"]).final
     g["gap_to_c1"] = [f - c1.get((s, n), np.nan) for s, n, f in zip(g["size"], g.steps, g.final)]
     g["group_converged"] = g.groupby(["size", "steps"]).converged.transform("all")
@@ -199,7 +200,7 @@ def fit_table(runs, fraction: float = 0.2, tol: float = 0.02) -> pd.DataFrame:
     if not len(runs) or col not in runs: return pd.DataFrame()
     r = runs[runs[col].notna()]
     if not len(r): return pd.DataFrame()
-    keys, cols = ["size", "steps", "c"], ["final", "gap_to_c1", "change", "converged"]
+    keys, cols = ["size", "steps", "c"], ["final", "spread", "gap_to_c1", "change", "converged"]
     ep = r.groupby(["p_size", "p_steps", "p_c"]).r_epochs.mean() if "r_epochs" in r else None
     v = capacity_table(r, "val_within", fraction, tol)[keys + cols + ["seeds"]]
     t = capacity_table(r, "train_within", fraction, tol)[keys + cols]
