@@ -15,7 +15,7 @@ __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS
            'COMPARTMENTS_CAPACITY', 'GROKKING_VARIANTS', 'C_LONG_CELLS', 'INFONCE_WEIGHTS', 'PROFILES', 'demo_grokking',
            'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs',
            'profile_b_jobs', 'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs',
-           'profile_c_infonce_jobs', 'run_profile', 'parse_params', 'main']
+           'profile_c_infonce_jobs', 'profile_c_tiers_jobs', 'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
 # study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
@@ -225,6 +225,14 @@ def profile_c_infonce_jobs() -> list[tuple[str, dict]]:
     return [("compartments", {**TL, "c": c, "infonce_weight": w}) for c in (8, 6, 4, 2) for w in INFONCE_WEIGHTS] + [
         ("compartments", {**TL, "c": 1, "infonce_weight": 0.0})]
 
+def profile_c_tiers_jobs() -> list[tuple[str, dict]]:
+    """Study C's tiers profile: the tax at c = 1, 2, 4, 6, 8 x seeds 0 and 1 on the two smallest paper tiers, gpt-8-32
+    and gpt-8-64 (8 layers of width 32 / 64), random init, the demo's design (300 steps of 16 x 64 tokens on 4,000
+    documents, lr 2e-3): steps to a loss against c fitted per tier. gpt-8-32's runs are profile c's (the same
+    parameters). Longest first."""
+    return [("compartments", {**COMPARTMENTS_DEMO, "size": size, "c": c, "seed": s})
+            for size in ("gpt-8-64", "gpt-8-32") for c in (8, 6, 4, 2, 1) for s in (0, 1)]
+
 PROFILES = {
     "a": (profile_a_jobs, ["grokking"]),
     "b": (profile_b_jobs, ["emergence", "sparse_attention", "pythia_blimp"]),
@@ -234,6 +242,7 @@ PROFILES = {
                                        cells=C_LONG_CELLS[:2] + ((0.3, 0.1),) + C_LONG_CELLS[2:]), ["compartments"]),
     "c-capacity": (profile_c_capacity_jobs, ["compartments"]),
     "c-infonce": (profile_c_infonce_jobs, ["compartments"]),
+    "c-tiers": (profile_c_tiers_jobs, ["compartments"]),
 }
 
 # %% ../nbs/90a_jobs.ipynb #88a1040a
