@@ -12,9 +12,9 @@ from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study
 
 # %% auto #0
 __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
-           'COMPARTMENTS_CAPACITY', 'GROKKING_VARIANTS', 'C_LONG_CELLS', 'INFONCE_WEIGHTS', 'PROFILES', 'demo_grokking',
-           'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs',
-           'profile_b_jobs', 'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs',
+           'COMPARTMENTS_CAPACITY', 'GROKKING_VARIANTS', 'C_LONG_CELLS', 'C_LONG_GRID', 'INFONCE_WEIGHTS', 'PROFILES',
+           'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo',
+           'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs',
            'profile_c_infonce_jobs', 'profile_c_tiers_jobs', 'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
@@ -183,8 +183,10 @@ def profile_c_jobs() -> list[tuple[str, dict]]:
                                                                            ("joint", 2)) for s in (0, 1)]
             + [{**L, "tokenizer": "shared", "c": 1, "base_vocab": 2048}, {**L, "tokenizer": "disjoint", "c": 2}]]
 
-# profile c-long's translation cells, (t, weight decay): longest first within each c
+# profile c-long's translation cells, (t, weight decay): longest first within each c; profile c-long-grid's: every t
+# of the threshold at weight decay 0.1
 C_LONG_CELLS = ((0.9, 0.1), (0.6, 0.1), (0.0, 0.1), (0.9, 1.0), (0.0, 1.0))
+C_LONG_GRID = tuple((t, 0.1) for t in (0.9, 0.6, 0.3, 0.1, 0.0))
 
 def profile_c_long_jobs(seed: int = 0, capacity: bool = True, cells: tuple = C_LONG_CELLS) -> list[tuple[str, dict]]:
     """Study C's second profile: the translation x weight-decay grid where the paper's thresholds lie, c = 6 and 8.
@@ -196,7 +198,9 @@ def profile_c_long_jobs(seed: int = 0, capacity: bool = True, cells: tuple = C_L
     c = 8 and 6 (11-18 minutes of one core a run), the capacity runs, the c = 1 references. Its own profile because
     profile c's two hours are spent. `seed` seeds the translation grid (data, held-out rows and init); profile
     c-long-seed1 is the same grid at seed 1, without the capacity group (every c-long cell then has two seeds),
-    plus t = 0.3 at weight decay 0.1 (`cells`; one seed)."""
+    plus t = 0.3 at weight decay 0.1 (`cells`; one seed). Profile c-long-grid is the whole t grid at weight decay 0.1,
+    seed 0 (`C_LONG_GRID`): c-long's t = 0, 0.6, 0.9 runs again (the same run ids) and t = 0.1, 0.3, so that one
+    report holds every t of the threshold at c = 6 and 8."""
     X = dict(COMPARTMENTS_TRANSLATION, steps=5000, n_docs=68000, eval_every=250, seed=seed)
     K = COMPARTMENTS_CAPACITY
     trans = lambda cs: [{**X, "c": c, "translation_fraction": t, "weight_decay": wd} for c in cs for t, wd in cells]  # noqa: E731
@@ -241,6 +245,7 @@ PROFILES = {
     "c-long": (profile_c_long_jobs, ["compartments"]),
     "c-long-seed1": (functools.partial(profile_c_long_jobs, seed=1, capacity=False,
                                        cells=C_LONG_CELLS[:2] + ((0.3, 0.1),) + C_LONG_CELLS[2:]), ["compartments"]),
+    "c-long-grid": (functools.partial(profile_c_long_jobs, capacity=False, cells=C_LONG_GRID), ["compartments"]),
     "c-capacity": (profile_c_capacity_jobs, ["compartments"]),
     "c-infonce": (profile_c_infonce_jobs, ["compartments"]),
     "c-tiers": (profile_c_tiers_jobs, ["compartments"]),
