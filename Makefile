@@ -11,7 +11,7 @@ export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
 .PHONY: demo test export clean docs docs-check bench install lint readme profile-a profile-b profile-c profile-c-long \
-	profile-c-long-seed1 profile-c-long-grid profile-c-capacity profile-c-infonce profile-c-tiers
+	profile-c-long-seed1 profile-c-long-grid profile-c-long-grid-wd1 profile-c-capacity profile-c-infonce profile-c-tiers
 
 # the install (.ci/install.sh): uv with this machine's pip configuration, pip if uv fails
 $(STAMP): setup.py settings.ini .ci/install.sh
@@ -29,10 +29,11 @@ demo: $(STAMP)
 # CPU profiles: the runs behind a study's claims that do not fit the demo (each <= 2 h on 2 cores); figures into
 # figures/profile-<name>/, runs into runs/profile-<name>/ (profile-c-long: study C at c = 6 and 8, 5,000 steps, and
 # capacity at convergence; profile-c-long-seed1: its translation grid at seed 1; profile-c-long-grid: every t at weight
-# decay 0.1, seed 0; profile-c-capacity: the capacity group at two seeds with the training rows scored;
-# profile-c-infonce: InfoNCE x c at 2,400 steps; profile-c-tiers: the tax on the two smallest paper tiers)
-PROFILES := profile-a profile-b profile-c profile-c-long profile-c-long-seed1 profile-c-long-grid profile-c-capacity \
-	profile-c-infonce profile-c-tiers
+# decay 0.1, seed 0; profile-c-long-grid-wd1: the same at weight decay 1.0; profile-c-capacity: the capacity group at
+# two seeds with the training rows scored; profile-c-infonce: InfoNCE x c at 2,400 steps; profile-c-tiers: the tax on
+# the two smallest paper tiers)
+PROFILES := profile-a profile-b profile-c profile-c-long profile-c-long-seed1 profile-c-long-grid profile-c-long-grid-wd1 \
+	profile-c-capacity profile-c-infonce profile-c-tiers
 $(PROFILES): $(STAMP)
 	$(BIN)/grok-nb profile $(subst profile-,,$@)
 

@@ -12,10 +12,11 @@ from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study
 
 # %% auto #0
 __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
-           'COMPARTMENTS_CAPACITY', 'GROKKING_VARIANTS', 'C_LONG_CELLS', 'C_LONG_GRID', 'INFONCE_WEIGHTS', 'PROFILES',
-           'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo',
-           'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs',
-           'profile_c_infonce_jobs', 'profile_c_tiers_jobs', 'run_profile', 'parse_params', 'main']
+           'COMPARTMENTS_CAPACITY', 'GROKKING_VARIANTS', 'C_LONG_CELLS', 'C_LONG_GRID', 'C_LONG_GRID_WD1',
+           'INFONCE_WEIGHTS', 'PROFILES', 'demo_grokking', 'demo_emergence', 'demo_sparse_attention',
+           'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs',
+           'profile_c_long_jobs', 'profile_c_capacity_jobs', 'profile_c_infonce_jobs', 'profile_c_tiers_jobs',
+           'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
 # study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
@@ -184,9 +185,10 @@ def profile_c_jobs() -> list[tuple[str, dict]]:
             + [{**L, "tokenizer": "shared", "c": 1, "base_vocab": 2048}, {**L, "tokenizer": "disjoint", "c": 2}]]
 
 # profile c-long's translation cells, (t, weight decay): longest first within each c; profile c-long-grid's: every t
-# of the threshold at weight decay 0.1
+# of the threshold at weight decay 0.1; profile c-long-grid-wd1's: the same t at weight decay 1.0
 C_LONG_CELLS = ((0.9, 0.1), (0.6, 0.1), (0.0, 0.1), (0.9, 1.0), (0.0, 1.0))
 C_LONG_GRID = tuple((t, 0.1) for t in (0.9, 0.6, 0.3, 0.1, 0.0))
+C_LONG_GRID_WD1 = tuple((t, 1.0) for t, _ in C_LONG_GRID)
 
 def profile_c_long_jobs(seed: int = 0, capacity: bool = True, cells: tuple = C_LONG_CELLS) -> list[tuple[str, dict]]:
     """Study C's second profile: the translation x weight-decay grid where the paper's thresholds lie, c = 6 and 8.
@@ -200,7 +202,9 @@ def profile_c_long_jobs(seed: int = 0, capacity: bool = True, cells: tuple = C_L
     c-long-seed1 is the same grid at seed 1, without the capacity group (every c-long cell then has two seeds),
     plus t = 0.3 at weight decay 0.1 (`cells`; one seed). Profile c-long-grid is the whole t grid at weight decay 0.1,
     seed 0 (`C_LONG_GRID`): c-long's t = 0, 0.6, 0.9 runs again (the same run ids) and t = 0.1, 0.3, so that one
-    report holds every t of the threshold at c = 6 and 8."""
+    report holds every t of the threshold at c = 6 and 8; profile c-long-grid-wd1 is that grid at weight decay 1.0
+    (`C_LONG_GRID_WD1`; c-long's t = 0 and 0.9 at 1.0 are among its runs), so that the threshold is read per decay
+    over the same t."""
     X = dict(COMPARTMENTS_TRANSLATION, steps=5000, n_docs=68000, eval_every=250, seed=seed)
     K = COMPARTMENTS_CAPACITY
     trans = lambda cs: [{**X, "c": c, "translation_fraction": t, "weight_decay": wd} for c in cs for t, wd in cells]  # noqa: E731
@@ -246,6 +250,8 @@ PROFILES = {
     "c-long-seed1": (functools.partial(profile_c_long_jobs, seed=1, capacity=False,
                                        cells=C_LONG_CELLS[:2] + ((0.3, 0.1),) + C_LONG_CELLS[2:]), ["compartments"]),
     "c-long-grid": (functools.partial(profile_c_long_jobs, capacity=False, cells=C_LONG_GRID), ["compartments"]),
+    "c-long-grid-wd1": (functools.partial(profile_c_long_jobs, capacity=False, cells=C_LONG_GRID_WD1),
+                        ["compartments"]),
     "c-capacity": (profile_c_capacity_jobs, ["compartments"]),
     "c-infonce": (profile_c_infonce_jobs, ["compartments"]),
     "c-tiers": (profile_c_tiers_jobs, ["compartments"]),
