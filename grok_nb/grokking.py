@@ -143,7 +143,8 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
     kept as intervals (see above). With `groups` (per pair, e.g. its phrase) whole groups are relabelled; with
     `strata` (per pair, constant within a group) labels move only within a stratum, keeping its number of exposed
     groups; `crossing` as in `threshold_step`. Returns `observed` (Δt, None when censored), `observed_lower` /
-    `observed_upper` (None = unbounded), `null` (per split, NaN where censored), `p_value`, `null_censored_share`,
+    `observed_upper` (None = unbounded), `null` (per split, NaN where censored), `p_value` (exposed first) and
+    `p_value_less` (the other direction: null splits not definitely larger count as extreme), `null_censored_share`,
     `null_upper_quantiles`, and with `gap_from` the threshold-free `gap`, `gap_p_value`, `gap_null`."""
     _check_threshold(threshold)
     _check_crossing(crossing)
@@ -185,6 +186,7 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
     out = dict(observed=None if cens[0] else float(lo[0]), observed_lower=_finite(lo[0]),
                observed_upper=_finite(hi[0]), observed_censored=bool(cens[0]),
                null=np.where(ncens, np.nan, nlo), p_value=float((1 + np.sum(~(nhi < lo[0]))) / (1 + n)),
+               p_value_less=float((1 + np.sum(~(nlo > hi[0]))) / (1 + n)),
                n=int(n), n_exposed=n_e, n_unexposed=n_u, threshold=float(threshold), next_step=next_step,
                null_censored_share=float(ncens.mean()),
                null_upper_quantiles={str(q): _finite(np.quantile(nhi, q)) for q in (0.9, 0.95, 0.99)},
@@ -341,8 +343,10 @@ def run_headline(phenomena: dict, final_accuracy: float) -> dict:
 # %% ../nbs/11_grokking.ipynb #bb03b638
 def delay_table(runs) -> pd.DataFrame:
     """One row per (run, phenomenon) with a Δt, from `(run_id, seed, steps, results)` tuples of finished runs: the
-    first-crossing columns, the sustained ones prefixed `s_`, the logistic Δt and its interval, the split sizes
-    (`n_exposed_matched` ... where the run matched on frequency) and the match's standardized differences."""
+    first-crossing columns, the sustained ones prefixed `s_` (each with both one-sided null p-values and the null's
+    upper quantiles `null_q90` ...: the detectable Δt), the logistic Δt and its interval, the threshold-free `gap`
+    with its interval and null p-value, `at_ceiling`, the split sizes (`n_exposed_matched` ... where the run matched
+    on frequency) and the match's standardized differences."""
     rows = []
     for run_id, seed, steps, R in runs:
         for uid, p in R["phenomena"].items():
@@ -354,7 +358,12 @@ def delay_table(runs) -> pd.DataFrame:
                    "smd_after": m.get("smd_after"), "max_gap": m.get("max_gap"),
                    "delta_t_logistic": lg.get("delta_t"), "ci_low": lg.get("ci_low"), "ci_high": lg.get("ci_high"),
                    "transition_step": p.get("transition_step"), "eval_interval": p.get("eval_interval"),
-                   "margin_exposed": p["final_margin"]["exposed"], "margin_unexposed": p["final_margin"]["unexposed"]}
+                   "margin_exposed": p["final_margin"]["exposed"], "margin_unexposed": p["final_margin"]["unexposed"],
+                   "last_step": p["delay"].get("last_step"), "at_ceiling": p.get("at_ceiling"),
+                   "n_null": (p.get("null") or {}).get("n")}
+            g = p.get("gap") or {}
+            row.update(gap=g.get("estimate"), gap_low=g.get("ci_low"), gap_high=g.get("ci_high"),
+                       gap_p=g.get("p_value"), gap_from=g.get("gap_from"))
             for pre, d, null in (
                 ("", p["delay"], p["null"]),
                 ("s_", p.get("delay_sustained"), p.get("null_sustained")),
@@ -369,6 +378,9 @@ def delay_table(runs) -> pd.DataFrame:
                         pre + "step_exposed": d.get("step_exposed"),
                         pre + "step_unexposed": d.get("step_unexposed"),
                         pre + "p_value": null.get("p_value"),
+                        pre + "p_value_less": null.get("p_value_less"),
+                        **{pre + f"null_q{q[2:]}": (null.get("null_upper_quantiles") or {}).get(q)
+                           for q in ("0.9", "0.95", "0.99")},
                     }
                 )
             rows.append(row)
