@@ -8,15 +8,15 @@ import ast, functools, json, sys, argparse, time
 from pathlib import Path
 from .core import GrokError, check, runs_root, figures_root
 from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study, sweep, run_plan, run_reports,
-    publish_summaries)
+    publish_summaries, write_run_info)
 
 # %% auto #0
 __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
            'COMPARTMENTS_CAPACITY', 'GROKKING_VARIANTS', 'C_LONG_CELLS', 'C_LONG_GRID', 'C_LONG_GRID_WD1',
-           'INFONCE_WEIGHTS', 'PROFILES', 'demo_grokking', 'demo_emergence', 'demo_sparse_attention',
-           'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs',
-           'profile_c_long_jobs', 'profile_c_capacity_jobs', 'profile_c_infonce_jobs', 'profile_c_tiers_jobs',
-           'run_profile', 'parse_params', 'main']
+           'INFONCE_WEIGHTS', 'PROFILES', 'SEEDS8', 'B_BUDGET', 'demo_grokking', 'demo_emergence',
+           'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs', 'profile_b_jobs',
+           'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs', 'profile_c_infonce_jobs',
+           'profile_c_tiers_jobs', 'profile_b_heads_jobs', 'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
 # study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
@@ -110,6 +110,7 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
         f = Path(runs_dir or runs_root()) / "_reports" / f"{study}_summary.txt"
         print(f"\n[demo] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
     published = publish_summaries(runs_dir, figures_dir)
+    write_run_info(figures_dir or figures_root(), len(jobs), time.time() - t0, "make demo")
     print(f"\n[demo] figures in {Path(figures_dir or figures_root())}, {len(published) // 2} summaries in "
           f"{Path(figures_dir or figures_root()) / 'summaries'} (make readme renders the README from them)")
     return int(bad > 0 or len(failed_reports) > 0)
@@ -257,6 +258,32 @@ PROFILES = {
     "c-tiers": (profile_c_tiers_jobs, ["compartments"]),
 }
 
+# %% ../nbs/90a_jobs.ipynb #4b118e08
+SEEDS8 = tuple(range(8))
+B_BUDGET = 4000
+
+def _unique_jobs(study: str, params: list[dict]) -> list[tuple[str, dict]]:
+    "`(study, params)` jobs without repeats (the same parameters given twice run once)."
+    seen, out = set(), []
+    for p in params:
+        k = tuple(sorted(p.items()))
+        if k not in seen:
+            seen.add(k)
+            out.append((study, p))
+    return out
+
+def profile_b_heads_jobs() -> list[tuple[str, dict]]:
+    """Study B's heads and sparsity profile (see above): 96 runs of the linear map at s = 2 unless varied, 8 seeds,
+    4,000 steps; S 12 first (the longest)."""
+    runs = [dict(n_cells=S, n_heads=h, d_head=64 // h, steps=B_BUDGET, seed=s)
+            for S in (12, 8) for h in (1, 4, 16) for s in SEEDS8]
+    runs += [dict(n_cells=12, n_heads=h, d_head=128 // h, steps=B_BUDGET, seed=s) for h in (128, 8) for s in SEEDS8]
+    runs += [dict(n_cells=8, sparsity=sp, n_heads=4, d_head=16, steps=B_BUDGET, seed=s)
+             for sp in (6, 4, 3, 1) for s in SEEDS8]                    # s = 2: the heads grid's S 8, 4-head runs
+    return _unique_jobs("sparse_attention", runs)
+
+PROFILES["b-heads"] = (profile_b_heads_jobs, ["sparse_attention"])
+
 # %% ../nbs/90a_jobs.ipynb #88a1040a
 def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) -> int:
     """Run profile `name`'s jobs through one pool into `runs/profile-<name>/`, then its studies' reports into
@@ -283,6 +310,7 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
         f = runs_dir / "_reports" / f"{study}_summary.txt"
         print(f"\n[profile {name}] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
     publish_summaries(runs_dir, figures_dir, studies=studies)
+    write_run_info(figures_dir, len(jobs), time.time() - t0, f"make profile-{name}")
     return int(bad > 0 or len(failed) > 0)
 
 # %% ../nbs/90a_jobs.ipynb #89f0775c

@@ -14,6 +14,7 @@ from .core import check, figures_root, atomic_write, PROJECT_ROOT
 from .stats import (gehan_test, fisher_test, binomial_test, signed_rank_test, trend_test, fisher_combine, holm,
                            mde_ratio, mde_fisher, mde_binomial, mde_shift, verdict, VERDICTS)
 from .task_eval import select_runs
+from .sweep import run_info, write_run_info
 
 # %% auto #0
 __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS',
@@ -21,8 +22,8 @@ __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_H
            'C_POSTHOC', 'C_TRANS', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS',
            'STUDY_TITLES', 'scalar_columns', 'save_table', 'table_path', 'load_table', 'Outcome', 'Claim',
            'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'evaluate_ledger',
-           'detectable_delta', 'exposure_delay', 'first_measured', 'strength_pairs', 'catch_up', 'run_info',
-           'write_run_info', 'readme_table', 'study_page', 'write_ledger']
+           'detectable_delta', 'exposure_delay', 'first_measured', 'strength_pairs', 'catch_up', 'run_set_info',
+           'readme_table', 'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -304,7 +305,7 @@ def _figure(source: str, name: str) -> str:
 
 def _fmt_eff(x) -> str:
     if x is None: return "n/a"
-    if not math.isfinite(x): return "nothing (no outcome reaches the level)"
+    if not math.isfinite(x): return "no effect (no outcome of this design reaches the corrected level)"
     return f"{x:.3g}"
 
 # %% ../nbs/92_ledger.ipynb #245cbd27
@@ -350,13 +351,15 @@ def exposure_delay(phenomenon: str, crossing: str = "first", design: str | None 
         window = float(d.last_step.max()) if "last_step" in d else math.nan
         at_ceiling = int(d.at_ceiling.fillna(False).astype(bool).sum()) if "at_ceiling" in d else 0
         deltas = ", ".join(_delta_label(r, pre) for r in d.sort_values("seed").to_dict("records"))
-        n = f"{k} seeds, ≥ {int(d[['n_exposed_matched', 'n_unexposed_matched']].min().min())} pairs a split"
+        pairs = int(d[["n_exposed_matched", "n_unexposed_matched"]].min().min())
+        n = f"{k} seed{'s' if k > 1 else ''}, ≥ {pairs} pairs a split"
         if at_ceiling > k / 2:
             return Outcome(status="not testable", n=n, budget=f"{window:.0f} steps", effect=f"Δt per seed {deltas}",
                            detail=f"both splits past 0.8 before half the exposed phrases were seen in {at_ceiling} "
                                   f"of {k} seeds")
-        pg = fisher_combine(d[pre + "p_value"].clip(lower=1e-12))
-        pl = fisher_combine(d[pre + "p_value_less"].clip(lower=1e-12)) if pre + "p_value_less" in d else 1.0
+        # a p-value the run did not record (older runs: the other direction) counts as 1, which can only weaken a claim
+        pv = lambda col: d[col].fillna(1.0).clip(lower=1e-12) if col in d else pd.Series([1.0] * k)   # noqa: E731
+        pg, pl = fisher_combine(pv(pre + "p_value")), fisher_combine(pv(pre + "p_value_less"))
         gap = pd.to_numeric(d.get("gap"), errors="coerce") if "gap" in d else pd.Series(dtype=float)
         gp = fisher_combine(d.gap_p.clip(lower=1e-12)) if "gap_p" in d and d.gap_p.notna().all() else math.nan
         gap_text = (f"threshold-free gap {gap.median():+.3f} (seeds {gap.min():+.3f} to {gap.max():+.3f}), "
@@ -430,7 +433,7 @@ def _a2(rows: dict) -> Outcome:
     status = ("reproduced" if n_rep == 5 else "contradicted" if "contradicted" in v else
               "not testable" if n_test < 5 and n_rep == n_test else
               "not detected" if all(x in ("not detected", "reproduced") for x in v) and n_test == 5 else "underpowered")
-    return Outcome(status=status, n=f"{n_test} of 5 phenomena testable",
+    return Outcome(status=status, n=f"{n_test} of 5 phenomena testable", short=f"{n_rep} of 5 reproduced",
                    effect=f"exposed first at p < 0.05 (Holm) in {n_rep} of 5: " + ", ".join(
                        f"{k} {x}" for k, x in zip(A_PHENOMENA, v)))
 
@@ -660,7 +663,7 @@ def _c12(rows: dict) -> Outcome:
     v = {k: rows[k]["verdict"] for k in ("C3", "C4")}
     return Outcome(status="reproduced" if all(x == "reproduced" for x in v.values()) else
                    "contradicted" if "contradicted" in v.values() else "underpowered",
-                   effect="; ".join(f"{k} {x}" for k, x in v.items()))
+                   effect="; ".join(f"{k} {x}" for k, x in v.items()), short="from C3, C4")
 
 C_CMD = "make profile-c-{} (else make demo)"
 CLAIMS_C = [
@@ -813,21 +816,10 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-cases": ("make profile-c-cases", "study C: bilingual and biographies/QA at equal exposure"),
 }
 
-def run_info(run_set: str, figures=None) -> dict:
-    "The `run_info.json` of a run set (runs, wall time, date), or {} when it has none."
+def run_set_info(run_set: str, figures=None) -> dict:
+    "The `run_info.json` of a run set (runs, wall time, date; `sweep.write_run_info`), or {} when it has none."
     root = Path(figures or figures_root())
-    p = (root / "summaries" if run_set == "demo" else root / run_set / "summaries") / "run_info.json"
-    return json.loads(p.read_text()) if p.exists() else {}
-
-def write_run_info(figures_dir, runs: int, seconds: float, command: str) -> Path:
-    "Record a run set's size and wall time beside its summaries (the ledger's results pages cite it)."
-    import platform, datetime, os
-    p = Path(figures_dir) / "summaries" / "run_info.json"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    info = dict(runs=int(runs), wall_seconds=round(float(seconds)), command=command,
-                date=datetime.date.today().isoformat(), cores=os.cpu_count(), machine=platform.machine())
-    with atomic_write(p, "w") as f: f.write(json.dumps(info, indent=1) + "\n")
-    return p
+    return run_info(root if run_set == "demo" else root / run_set)
 
 # %% ../nbs/92_ledger.ipynb #92af1728
 def _verdict_text(r) -> str:
@@ -874,7 +866,7 @@ def study_page(L: pd.DataFrame, study: str, title: str, figures=None) -> str:
     out += ["## Run sets", ""]
     for rs in used:
         cmd, what = RUN_SETS.get(rs, ("", ""))
-        info = run_info(rs, root)
+        info = run_set_info(rs, root)
         wall = (f"{info['runs']} runs, {_hours(info['wall_seconds'])} on {info.get('cores', '?')} cores, measured "
                 f"{info['date']}" if info else "wall time not recorded")
         out += [f"### {rs}", "", f"`{cmd}` — {what}; {wall}.", ""]
