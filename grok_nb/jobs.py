@@ -16,9 +16,9 @@ __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS
            'INFONCE_WEIGHTS', 'PROFILES', 'SEEDS8', 'B_BUDGET', 'PROFILE_RUNS', 'demo_grokking', 'demo_emergence',
            'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs', 'profile_b_jobs',
            'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs', 'profile_c_infonce_jobs',
-           'profile_c_tiers_jobs', 'profile_b_heads_jobs', 'profile_b_arch_jobs', 'profile_c_init_jobs',
-           'profile_c_cases_jobs', 'profile_c_posthoc_jobs', 'profile_c_infonce2_jobs', 'profile_c_trans_jobs',
-           'run_profile', 'parse_params', 'main']
+           'profile_c_tiers_jobs', 'profile_b_heads_jobs', 'profile_b_arch_jobs', 'profile_b_suite_jobs',
+           'profile_c_init_jobs', 'profile_c_cases_jobs', 'profile_c_posthoc_jobs', 'profile_c_infonce2_jobs',
+           'profile_c_trans_jobs', 'run_profile', 'parse_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
 # study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
@@ -303,6 +303,16 @@ def profile_b_arch_jobs() -> list[tuple[str, dict]]:
 
 PROFILES["b-arch"] = (profile_b_arch_jobs, ["sparse_attention"])
 PROFILE_RUNS = {"b-arch": "b-heads"}      # profiles that run in another profile's runs folder (shared references)
+
+# %% ../nbs/90a_jobs.ipynb #cb812574
+def profile_b_suite_jobs() -> list[tuple[str, dict]]:
+    """Study B's mini-suite at power (24 runs): three sizes (pythia-micro, pythia-tiny, pythia-tiny-2: 4, 4 and 12
+    heads) × 8 seeds, the demo's training and patching design (`EMERGENCE_SUITE`), largest first; "larger models
+    succeed more often" is then a trend over three sizes with 8 seeds each (32 searches a size over the four tasks)."""
+    return [("emergence", {**EMERGENCE_SUITE, "sizes": [size], "seeds": [seed], "patch_span": 1})
+            for size in ("pythia-tiny-2", "pythia-tiny", "pythia-micro") for seed in SEEDS8]
+
+PROFILES["b-suite"] = (profile_b_suite_jobs, ["emergence"])
 
 # %% ../nbs/90a_jobs.ipynb #a6bdb773
 def profile_c_init_jobs() -> list[tuple[str, dict]]:

@@ -482,7 +482,7 @@ LM = dict(task="linear_map", arch="transformer", bias_strength=0.0, pretrain="no
 CA = dict(task="cellular_automaton", n_cells=8, n_rules=4, n_states=4, first_target=2, arch="transformer",
           bias_strength=0.0, pretrain="none", n_heads=4, d_head=16)
 H4 = dict(n_heads=4, d_head=16)
-SUITE_ORDER = {"pythia-micro": 0, "pythia-tiny": 1, "pythia-tiny-2": 2, "pythia-tiny-2-h16": 3}
+SUITE_ORDER = {"pythia-micro": 0, "pythia-tiny": 1, "pythia-tiny-2": 2}
 
 def _steps_claim(id_, paper, measure, source, a, b, earlier="a", of_interest=2.0, figure="", command="", **kw):
     "A claim on the censored steps to solve, with the fallbacks `(a, b)` pairs in `a` when it is a list."
@@ -506,7 +506,6 @@ def _suite_trend(t: pd.DataFrame) -> Outcome:
     if t is None or not len(t): return Outcome(status="not measured")
     d = t[t["size"].isin(list(SUITE_ORDER))].assign(order=lambda x: x["size"].map(SUITE_ORDER),
                                                      emerged=lambda x: x.emergence_step.notna().astype(float))
-    d = d[d.order <= 2]                                    # the sizes; the equal-size many-heads model is B16's
     if d["size"].nunique() < 2: return Outcome(status="not measured", n=f"{d['size'].nunique()} size(s)")
     return trend(lambda x: x, "order", "emerged", strata=["task"], unit="(member, task) searches")(d)
 
