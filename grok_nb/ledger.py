@@ -20,8 +20,8 @@ from .sweep import run_info, write_run_info
 __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS',
            'LM', 'CA', 'H4', 'SUITE_ORDER', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_CAP',
            'C_POSTHOC', 'C_TRANS', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS',
-           'STUDY_TITLES', 'scalar_columns', 'save_table', 'table_path', 'load_table', 'Outcome', 'Claim',
-           'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'evaluate_ledger',
+           'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'save_table', 'table_path', 'load_table', 'Outcome',
+           'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'evaluate_ledger',
            'detectable_delta', 'exposure_delay', 'first_measured', 'strength_pairs', 'catch_up', 'run_set_info',
            'readme_table', 'study_page', 'write_ledger']
 
@@ -815,6 +815,24 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-cases": ("make profile-c-cases", "study C: bilingual and biographies/QA at equal exposure"),
 }
 
+EARLIER_RUN_SETS = {  # study: [(run set, what it ran, its wall time as measured then)] — superseded designs, kept
+    "A": [("profile-a", "4 seeds × 1,000 steps of the base design, then Zipf 1.5, 3,000 nouns (2 seeds each) and a "
+           "varied word order (4 seeds); 1,000 random splits a seed",
+           "12 runs, 1 h 45 min in three calls (2026-12-01)")],
+    "B": [("profile-b", "the mini-suite (2 sizes × 5 seeds) and the synthetic sweeps at 3 seeds, budgets 1,500 and "
+           "4,000 steps", "70 runs, 76 min (2026-12-01)")],
+    "C": [("profile-c", "the 2,400-step translation grid, capacity, post-hoc after 1,000 steps (400 more), tiers, "
+           "InfoNCE, bio/QA and en/zh at 1–2 seeds", "94 runs, about 1 h 57 min (2026-12-02)"),
+          ("profile-c-long", "translation × weight decay at c = 6, 8, 5,000 steps, and capacity at convergence",
+           "19 runs, about 1 h 38 min (2026-12-02)"),
+          ("profile-c-long-seed1", "profile c-long's translation grid at seed 1", "18 runs, 99.8 min (2026-12-02)"),
+          ("profile-c-long-grid", "every translation fraction at weight decay 0.1, c = 6, 8, seed 0",
+           "15 runs, 1 h 12 min (2026-12-02)"),
+          ("profile-c-long-grid-wd1", "the same at weight decay 1.0", "15 runs, 1 h 14 min (2026-12-02)"),
+          ("profile-c-infonce", "InfoNCE λ × c at 2,400 steps, one seed",
+           "25 runs, 69 min in two calls (2026-12-02)")],
+}
+
 def run_set_info(run_set: str, figures=None) -> dict:
     "The `run_info.json` of a run set (runs, wall time, date; `sweep.write_run_info`), or {} when it has none."
     root = Path(figures or figures_root())
@@ -873,6 +891,10 @@ def study_page(L: pd.DataFrame, study: str, title: str, figures=None) -> str:
         for f in sorted(folder.glob("*_summary.txt")) if folder.exists() else []:
             out += [f"<details><summary>{f.name}</summary>", "", "```", f.read_text().rstrip(), "```", "", "</details>",
                     ""]
+    if EARLIER_RUN_SETS.get(study):
+        out += ["## Earlier run sets", "", "Superseded by the designs above (too few seeds for a corrected test, "
+                "unequal budgets or exposure); their figures and summaries stay under `figures/<run set>/`.", ""]
+        out += [f"- `{rs}` — {what}; {wall}." for rs, what, wall in EARLIER_RUN_SETS[study]] + [""]
     return "\n".join(out) + "\n"
 
 STUDY_TITLES = {"A": "a pre-training analogue of grokking", "B": "emergence from sparse attention",
