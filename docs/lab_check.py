@@ -195,7 +195,8 @@ def clean_check(root: Path, rep: Report):
     rep("the saved notebook keeps its figures", n_img > 0, f"{n_img} PNG outputs in {saved.name}")
     counts = [c.get("execution_count") for c in code if c.get("execution_count") is not None]
     rep("nbdev's hook cleaned it on save (no execution counts)", not counts,
-        f"{len(counts)} cells keep a count; is the hook in {HOOK_FILE}? (make install)" if counts else "")
+        f"{len(counts)} cells keep a count: is nbdev's hook in {HOOK_FILE} (make install), and does settings.ini "
+        "say jupyter_hooks = True?" if counts else "")
     twin = saved.with_name("clean_twin.ipynb")
     shutil.copy2(saved, twin)
     nbdev_clean = Path(sys.executable).parent / "nbdev_clean"
