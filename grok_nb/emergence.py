@@ -134,7 +134,10 @@ def repeated_ngram_share(docs: Sequence[Sequence], n: int = 4, window: int | Non
 # %% ../nbs/20_emergence.ipynb #81715eaf
 @dataclass
 class Task:
-    "A capability task: prompts and targets as token ids."
+    """A capability task for one tokenizer: `prompts`, a list of token-id lists (each starting with `prefix_id`, the
+    document separator the model saw in training), and `targets`, one token-id list per prompt. A model solves a
+    prompt when its greedy continuation of `len(target)` tokens equals the target (`pass_rate`, `passes`); build one
+    by hand for a capability of your own, or with `make_tasks` / `TASKS`."""
     name: str
     prompts: list
     targets: list
