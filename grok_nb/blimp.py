@@ -483,8 +483,12 @@ def _read_blimp_file(path: Path, uid: str) -> list[dict]:
 def _blimp_uid(path: Path) -> str: return re.sub(r"\.jsonl(\.gz)?$", "", path.name)
 
 def load_blimp(source: str | Path, uids: Sequence[str] | None = None) -> pd.DataFrame:
-    """Minimal pairs from a folder/file of BLiMP jsonl(.gz) or 'hf:nyu-mll/blimp', validated; a DataFrame, one row per
-    pair."""
+    """Minimal pairs from BLiMP files, validated; a DataFrame, one row per pair.
+    `source`: a folder of `<UID>.jsonl` or `<UID>.jsonl.gz` files (one paradigm each, named by its UID), one such
+    file, or `'hf:nyu-mll/blimp'` (the hub dataset). Each line is a JSON object with BLiMP's fields (`BLIMP_FIELDS`:
+    `sentence_good`, `sentence_bad`, `field`, `linguistics_term`, `UID` equal to the file's UID, the four method
+    flags, `pairID`); `uids` picks paradigms (default: every file). The columns are `BLIMP_FIELDS`, then any extra
+    fields, then `source` (`file:line`). A missing folder, UID or field is an error naming the file and line."""
     rows: list[dict] = []
     if isinstance(source, str) and source.startswith("hf:"):
         from datasets import load_dataset, get_dataset_config_names

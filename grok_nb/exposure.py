@@ -239,8 +239,10 @@ PHRASE_COLUMNS = ["UID", "pairID", "phenomenon", "phrase", "span", "char_span", 
 _CP_FIELDS = [f for f in CriticalPhrase.__dataclass_fields__ if f != "words"]
 
 def critical_phrases(pairs) -> pd.DataFrame:
-    """Critical phrase of every pair (DataFrame or iterable of dicts), one row each; `status` 'skipped' rows have no
-    phrase."""
+    """Critical phrase of every minimal pair (a DataFrame such as `load_blimp`'s, or an iterable of dicts with
+    `sentence_good`, `sentence_bad` and optionally `UID`, `pairID`): a DataFrame with one row per pair, columns
+    `PHRASE_COLUMNS` (`phrase`: the good sentence's words that carry the contrast, `bad_phrase`, `rule`, `status`,
+    ...). Pairs without a usable contrast get `status` 'skipped', no phrase and the `reason`."""
     records = pairs.to_dict("records") if isinstance(pairs, pd.DataFrame) else list(pairs)
     rows = []
     for k, r in enumerate(records):
@@ -466,8 +468,12 @@ def exposure_from_stream(
     phrases: Iterable[str], stream, window_step: int, case_sensitive: bool = True, n_jobs: int = 1,
     bucket_edges: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    """Exposure of `phrases` in the batches of steps 0..window_step-1 of `stream` (see `exposure_table`; with
-    `bucket_edges`, e.g. the checkpoint steps, the counts per step bucket too)."""
+    """Exposure of `phrases` in a training stream: every row of the batches of steps 0..window_step-1, as
+    `stream.decode_batch(step)` gives its text (a `TokenStream`), is scanned for each phrase as a whole-word match
+    (case-sensitive unless `case_sensitive=False`; `n_jobs` worker processes). A DataFrame, one row per distinct
+    phrase: `phrase`, `first_step` (the first step whose batch contains it; pd.NA if never) and `count`; with
+    `bucket_edges` (e.g. the checkpoint steps) also `bucket_counts` (see `sightings_before`). Feed it to
+    `proxy_split`."""
     check(
         isinstance(window_step, (int, np.integer)) and window_step >= 1,
         f"exposure_from_stream: window_step must be an int >= 1, got {window_step!r}",
