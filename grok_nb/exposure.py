@@ -15,10 +15,10 @@ from .core import GrokError, check
 
 # %% auto #0
 __all__ = ['DEMONSTRATIVES', 'NUMBER_DETERMINERS', 'PRENOMINAL', 'PREPOSITIONS', 'RELATIVIZERS', 'AUXILIARIES',
-           'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PHENOMENA', 'PHRASE_COLUMNS',
-           'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase', 'critical_phrase', 'critical_phrases',
-           'phrase_coverage', 'exposure_table', 'sightings_before', 'stream_texts', 'exposure_from_stream',
-           'proxy_split']
+           'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PREVERBAL_ADVERBS', 'PHENOMENA',
+           'PHRASE_COLUMNS', 'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase', 'critical_phrase',
+           'critical_phrases', 'phrase_coverage', 'exposure_table', 'sightings_before', 'stream_texts',
+           'exposure_from_stream', 'proxy_split']
 
 # %% ../nbs/10_exposure.ipynb #8163bb95
 _WORD = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]")
@@ -67,6 +67,9 @@ PARTICIPLE_AUXILIARIES = frozenset(_PAUX | {a + "n't" for a in _PAUX})
 QUANTIFIERS = frozenset({"a", "an", "no", "some", "many", "most", "all", "every", "each", "few", "several", "the",
     "any", "both"})
 MULTIWORD_ADJECTIVES = (("out", "in", "the", "open"),)   # BLiMP's one multi-word adjective
+# adverbs that stand between a subject and its verb (the embedded grammar's PREVERBAL and a few more)
+PREVERBAL_ADVERBS = frozenset({"often", "also", "usually", "always", "sometimes", "still", "rarely", "just", "already",
+                               "really", "never", "seldom"})
 
 def _alnum(w: str) -> bool: return w[:1].isalnum() or w[:1] == "_"
 
@@ -146,7 +149,9 @@ def _rule_participle(w, crit, uid, hints):
         if not _alnum(w[i]): break
         if lw[i] in PARTICIPLE_AUXILIARIES: return [i], "participle:auxiliary"
     if "adjective" in uid and c + 1 < len(w) and _alnum(w[c + 1]): return [c + 1], "participle:modified_noun"
-    if c >= 1 and _alnum(w[c - 1]): return [c - 1], "participle:subject"
+    s = c - 1
+    while s >= 1 and lw[s] in PREVERBAL_ADVERBS: s -= 1       # the subject before a pre-verbal adverb
+    if s >= 0 and _alnum(w[s]): return [s], "participle:subject"
     return None
 
 # (phenomenon, test on the UID, rule): the first match wins. These five are the study phenomena.
