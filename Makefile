@@ -60,7 +60,7 @@ demo: $(STAMP)
 # the two smallest paper tiers)
 PROFILES := profile-a profile-b profile-c profile-c-long profile-c-long-seed1 profile-c-long-grid profile-c-long-grid-wd1 \
 	profile-c-capacity profile-c-infonce profile-c-tiers profile-b-heads profile-b-arch profile-c-init profile-c-cases \
-	profile-c-posthoc profile-c-infonce2 profile-c-trans profile-b-suite
+	profile-c-posthoc profile-c-infonce2 profile-c-trans profile-b-suite profile-a2
 .PHONY: $(PROFILES)
 $(PROFILES): $(STAMP)
 	$(BIN)/grok-nb profile $(subst profile-,,$@)

@@ -13,12 +13,13 @@ from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study
 # %% auto #0
 __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
            'COMPARTMENTS_CAPACITY', 'GROKKING_VARIANTS', 'C_LONG_CELLS', 'C_LONG_GRID', 'C_LONG_GRID_WD1',
-           'INFONCE_WEIGHTS', 'PROFILES', 'SEEDS8', 'B_BUDGET', 'PROFILE_RUNS', 'demo_grokking', 'demo_emergence',
-           'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs', 'profile_b_jobs',
-           'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs', 'profile_c_infonce_jobs',
-           'profile_c_tiers_jobs', 'profile_b_heads_jobs', 'profile_b_arch_jobs', 'profile_b_suite_jobs',
-           'profile_c_init_jobs', 'profile_c_cases_jobs', 'profile_c_posthoc_jobs', 'profile_c_infonce2_jobs',
-           'profile_c_trans_jobs', 'run_profile', 'parse_params', 'main']
+           'INFONCE_WEIGHTS', 'PROFILES', 'GROKKING_A2', 'SEEDS8', 'B_BUDGET', 'PROFILE_RUNS', 'demo_grokking',
+           'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs',
+           'profile_b_jobs', 'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs',
+           'profile_c_infonce_jobs', 'profile_c_tiers_jobs', 'profile_a2_jobs', 'profile_b_heads_jobs',
+           'profile_b_arch_jobs', 'profile_b_suite_jobs', 'profile_c_init_jobs', 'profile_c_cases_jobs',
+           'profile_c_posthoc_jobs', 'profile_c_infonce2_jobs', 'profile_c_trans_jobs', 'run_profile', 'parse_params',
+           'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
 # study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
@@ -259,6 +260,17 @@ PROFILES = {
     "c-infonce": (profile_c_infonce_jobs, ["compartments"]),
     "c-tiers": (profile_c_tiers_jobs, ["compartments"]),
 }
+
+# %% ../nbs/90a_jobs.ipynb #98c06544
+GROKKING_A2 = dict(GROKKING_DESIGN, order_share=0.5, hard_forms=True)
+
+def profile_a2_jobs() -> list[tuple[str, dict]]:
+    "Study A's decisive profile (see above): 6 seeds × 2,000 steps of the varied-order, harder-forms design."
+    run = dict(steps=2000, checkpoint_every=5, dense_until=600, late_every=25, n_per_phenomenon=800, analysis_pairs=60,
+               analysis_every=8, head_window=50, n_null=10000)
+    return [("grokking", p) for p in grid(seed=[0, 1, 2, 3, 4, 5], **run, **GROKKING_A2)]
+
+PROFILES["a2"] = (profile_a2_jobs, ["grokking"])
 
 # %% ../nbs/90a_jobs.ipynb #4b118e08
 SEEDS8 = tuple(range(8))
