@@ -13,9 +13,9 @@ from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study
 # %% auto #0
 __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
            'COMPARTMENTS_CAPACITY', 'GROKKING_VARIANTS', 'C_LONG_CELLS', 'C_LONG_GRID', 'C_LONG_GRID_WD1',
-           'INFONCE_WEIGHTS', 'PROFILES', 'GROKKING_A2', 'SEEDS8', 'B_BUDGET', 'PROFILE_RUNS', 'demo_grokking',
-           'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs',
-           'profile_b_jobs', 'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs',
+           'INFONCE_WEIGHTS', 'PROFILES', 'GROKKING_A2', 'SEEDS8', 'B_BUDGET', 'PROFILE_RUNS', 'BIO_QA_EQUAL',
+           'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo',
+           'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs',
            'profile_c_infonce_jobs', 'profile_c_tiers_jobs', 'profile_a2_jobs', 'profile_b_heads_jobs',
            'profile_b_arch_jobs', 'profile_b_suite_jobs', 'profile_c_init_jobs', 'profile_c_cases_jobs',
            'profile_c_posthoc_jobs', 'profile_c_infonce2_jobs', 'profile_c_trans_jobs', 'run_profile', 'parse_params',
@@ -334,14 +334,20 @@ def profile_c_init_jobs() -> list[tuple[str, dict]]:
             + [("compartments", {**D, "c": c, "init": "duplicate", "seed": s})
                for c in (8, 6, 4, 2) for s in (0, 1, 2)])
 
+BIO_QA_EQUAL = {"bio": 336, "qa": 64}     # steps that give a one-format run the joint run's tokens of it (84% / 16%)
+
 def profile_c_cases_jobs() -> list[tuple[str, dict]]:
-    "Study C's case studies (60 runs): the two languages (embedded and en/zh, 5 seeds) and biographies/QA (10 seeds)."
+    """Study C's case studies (80 runs): the two languages (embedded and en/zh, 5 seeds) and biographies/QA (10 seeds):
+    the four conditions at 400 steps, and each format alone for the steps that give it the joint run's exposure to
+    it (`BIO_QA_EQUAL`: biographies are 84% of the joint corpus's bytes, QA 16%)."""
     L = dict(COMPARTMENTS_DEMO, case="bilingual")
     B = dict(case="bio_qa", steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
     bil = [{**L, "corpus": corpus, "seed": s, **tk} for corpus in ("zh", "embedded") for s in range(5)
            for tk in ({"tokenizer": "shared", "c": 1, "base_vocab": 2048}, {"tokenizer": "disjoint", "c": 2})]
     bio = [{**B, "corpus": corpus, "c": c, "seed": s} for corpus, c in (("joint", 2), ("joint", 1), ("bio", 1),
                                                                       ("qa", 1)) for s in range(10)]
+    bio += [{**B, "corpus": corpus, "c": 1, "steps": n, "seed": s} for corpus, n in BIO_QA_EQUAL.items()
+            for s in range(10)]
     return [("compartments", p) for p in bil + bio]
 
 def profile_c_posthoc_jobs() -> list[tuple[str, dict]]:
