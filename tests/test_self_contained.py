@@ -10,7 +10,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 FORBIDDEN = {
     "a path to the sibling shared folder": re.compile(r"\.\.[/\\]+shared\b|\bshared[/\\]+data\b"),
-    "a path joined onto a 'shared' folder": re.compile(r"""\bparent\s*/\s*['"]shared['"]|['"]shared['"]\s*/\s*['"]data"""),
+    "a path joined onto a 'shared' folder": re.compile(r"""\bparent\s*/\s*['"]shared['"]"""
+                                                       r"""|['"]shared['"]\s*/\s*['"]data"""),
     "an absolute path of one machine": re.compile(r"(?<![\w.~-])/(?:wor[k]|roo[t]|hom[e]|User[s]|mn[t])/"
                                                   r"|\b[A-Z]:\\+User[s]\\"),
     "a citation of design notes that are not in the repository": re.compile(r"\bDESIG[N](?:\s*§|\.md\b|\s+section\b)"
