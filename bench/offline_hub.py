@@ -13,7 +13,7 @@ import the module (the baseline, measured side by side, so that a loaded machine
 median over `--repeats` processes. The target, `call <= 5 s` with the one-line message, is printed as met or not;
 the run fails only when the message is wrong (a time is not asserted: it depends on the machine's load).
 
-Run: .venv/bin/python bench/offline_hub.py [--repeats 3] [--endpoints refused,unresolved]
+Run: .venv/bin/python bench/offline_hub.py [--repeats 2] [--endpoints refused,unresolved]
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -58,7 +58,7 @@ def run_case(module: str, call: str, endpoint: str, home: Path) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--endpoints", default=",".join(ENDPOINTS), help=f"among {sorted(ENDPOINTS)}")
     a = ap.parse_args(argv)
     bad, slow = [], []
