@@ -10,8 +10,7 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: demo test export clean docs docs-check bench install lint readme profile-a profile-b profile-c profile-c-long \
-	profile-c-long-seed1 profile-c-long-grid profile-c-long-grid-wd1 profile-c-capacity profile-c-infonce profile-c-tiers
+.PHONY: demo test export clean docs docs-check bench install lint readme
 
 # the install (.ci/install.sh): uv with this machine's pip configuration, pip if uv fails
 $(STAMP): setup.py settings.ini .ci/install.sh
@@ -25,6 +24,7 @@ install: $(STAMP)
 # the main job: all three studies at CPU scale on the embedded default, figures into figures/
 demo: $(STAMP)
 	$(BIN)/grok-nb demo
+	$(MAKE) --no-print-directory readme
 
 # CPU profiles: the runs behind a study's claims that do not fit the demo (each <= 2 h on 2 cores); figures into
 # figures/profile-<name>/, runs into runs/profile-<name>/ (profile-c-long: study C at c = 6 and 8, 5,000 steps, and
@@ -33,7 +33,9 @@ demo: $(STAMP)
 # two seeds with the training rows scored; profile-c-infonce: InfoNCE x c at 2,400 steps; profile-c-tiers: the tax on
 # the two smallest paper tiers)
 PROFILES := profile-a profile-b profile-c profile-c-long profile-c-long-seed1 profile-c-long-grid profile-c-long-grid-wd1 \
-	profile-c-capacity profile-c-infonce profile-c-tiers
+	profile-c-capacity profile-c-infonce profile-c-tiers profile-b-heads profile-b-arch profile-c-init profile-c-cases \
+	profile-c-posthoc profile-c-infonce2 profile-c-trans profile-b-suite
+.PHONY: $(PROFILES)
 $(PROFILES): $(STAMP)
 	$(BIN)/grok-nb profile $(subst profile-,,$@)
 
@@ -81,4 +83,5 @@ clean:
 # go into the markers of nbs/index.ipynb, which is converted to README.md (docs/render_readme.py; tests/test_readme.py
 # fails when the committed README and summaries disagree)
 readme: $(STAMP)
+	$(BIN)/python -c "from grok_nb.ledger import write_ledger; write_ledger()"
 	$(BIN)/python docs/render_readme.py
