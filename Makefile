@@ -82,12 +82,19 @@ export: $(STAMP)
 
 # the nbdev site needs the quarto binary; PyPI's quarto-cli fetches it from GitHub at install time. Without it (or with
 # DOCS_ENGINE=sphinx) docs/build_site.py builds the site offline: nbdev's processed notebooks (library ones executed)
-# rendered by Sphinx (myst-nb, PyData theme) into _docs/, navigation from nbs/sidebar.yml, full-text search.
+# rendered by Sphinx (myst-nb, PyData theme) into _docs/, navigation from nbs/sidebar.yml, full-text search. Its
+# executed notebooks are cached in _docs_build/ (a rebuild executes only what changed). The build is exec'd, so that
+# the SIGTERM make forwards to its recipe's process reaches it and stops it and its kernels.
+# quarto-cli is tried once per venv (offline its build fails after about a minute): .venv/.quarto-tried records it.
 DOCS_ENGINE ?= auto
+QUARTO_TRIED := $(VENV)/.quarto-tried
 docs: $(STAMP)
-	if [ "$(DOCS_ENGINE)" != sphinx ] && { command -v quarto >/dev/null || { $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && test -x $(BIN)/quarto; }; }; then \
-	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbdev_docs; \
-	else echo "make docs: no quarto binary (or DOCS_ENGINE=sphinx): building the offline site with Sphinx"; OMP_NUM_THREADS=1 $(BIN)/python docs/build_site.py; fi
+	if [ "$(DOCS_ENGINE)" != sphinx ] && { command -v quarto >/dev/null || test -x $(BIN)/quarto || { test ! -e $(QUARTO_TRIED) \
+	    && touch $(QUARTO_TRIED) && $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && test -x $(BIN)/quarto; }; }; then \
+	  PATH="$(CURDIR)/$(BIN):$$PATH" exec $(BIN)/nbdev_docs; \
+	else echo "make docs: no quarto binary (DOCS_ENGINE=sphinx, or pip's quarto-cli failed once in this venv: rm $(QUARTO_TRIED)" \
+	  "to try again): building the offline site with Sphinx"; \
+	  exec env OMP_NUM_THREADS=1 $(BIN)/python docs/build_site.py; fi
 
 # the offline site in headless Chromium (apt-get install -y chromium chromium-driver): navigation, an API entry,
 # search, and no page with a `#|` directive, a stderr box or a request outside the site

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
-from .core import GrokError, check, RunDir, save_json, load_json
+from .core import GrokError, check, RunDir, save_json, load_json, hub_online, hub_error
 from .data import TokenStream, train_tokenizer, load_tokenizer, text_source
 from .models import build_model
 from .train import train_or_launch, load_checkpoint, checkpoint_schedule, pythia_steps
@@ -381,7 +381,11 @@ class HFPythiaSuite(Suite):
             check((path/"config.json").exists(), f"HFPythiaSuite: missing checkpoint {path} (no config.json)")
             m = self.loader(str(path), **self.kwargs)
         else:
-            m = self.loader(repo, revision=f"step{step}", cache_dir=self.cache_dir, **self.kwargs)
+            online = hub_online()          # decided once; offline, the hub libraries read their cache only, at once
+            try: m = self.loader(repo, revision=f"step{step}", cache_dir=self.cache_dir, **self.kwargs)
+            except Exception:
+                if online: raise
+                raise hub_error("HFPythiaSuite: checkpoint", f"{repo}@step{step}") from None
         return m.to(self.device).eval()
     def tokenizer(self, size="70m", seed: int = 0):
         repo = self.repo(size, seed)

@@ -183,13 +183,15 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
     nlo, nhi, ncens, ngap = deltas(splits)
     acc_e, acc_u = C[exposed].mean(0), C[~exposed].mean(0)
     strata_sizes = {str(s): [int(ue[us == s].sum()), int((us == s).sum())] for s in np.unique(us)}
+    with np.errstate(invalid="ignore"):     # between two infinite upper ends numpy interpolates inf - inf = NaN;
+        upper_q = {str(q): _finite(np.quantile(nhi, q)) for q in (0.9, 0.95, 0.99)}   # None either way
     out = dict(observed=None if cens[0] else float(lo[0]), observed_lower=_finite(lo[0]),
                observed_upper=_finite(hi[0]), observed_censored=bool(cens[0]),
                null=np.where(ncens, np.nan, nlo), p_value=float((1 + np.sum(~(nhi < lo[0]))) / (1 + n)),
                p_value_less=float((1 + np.sum(~(nlo > hi[0]))) / (1 + n)),
                n=int(n), n_exposed=n_e, n_unexposed=n_u, threshold=float(threshold), next_step=next_step,
                null_censored_share=float(ncens.mean()),
-               null_upper_quantiles={str(q): _finite(np.quantile(nhi, q)) for q in (0.9, 0.95, 0.99)},
+               null_upper_quantiles=upper_q,
                delay=delay(steps, acc_e, acc_u, threshold, crossing, smooth), crossing=crossing, n_units=len(ue),
                stratified=strata is not None, strata_sizes=strata_sizes)
     if gap_from is not None:

@@ -22,7 +22,7 @@ __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS
            'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
-# study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
+# study A's design on the embedded corpus (issue 14): 1,500 nouns with a Zipf-1.2 tail, raising and control
 # clauses, word-frequency controls for the unexposed phrases, the corpus sized to one pass over the window
 GROKKING_DESIGN = dict(n_nouns=1500, zipf=1.2, vocab_size=8192)
 
@@ -119,7 +119,7 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
     return int(bad > 0 or len(failed_reports) > 0)
 
 # %% ../nbs/90a_jobs.ipynb #ba5701be
-# the design search of profile a (DESIGN §7): one change at a time from GROKKING_DESIGN, (change, seeds); the varied
+# the design search of profile a: one change at a time from GROKKING_DESIGN, (change, seeds); the varied
 # word order, the one change that let the unexposed subject-verb split catch up on two seeds, has four
 GROKKING_VARIANTS = ((dict(zipf=1.5), 2), (dict(n_nouns=3000), 2), (dict(order_share=0.5), 4))
 
