@@ -538,6 +538,14 @@ CLAIMS_B = [
     Claim("B2", "B", "larger models acquire the capabilities more reliably",
           "emergence within the training run (0/1) per (member, task), increasing with the size; Jonckheere within "
           "task", B_SUITE, _suite_trend, figure="emergence_pass_rate.png", command=B_CMD_S),
+    Claim("B2r", "B", "larger models acquire the capabilities more reliably: real Pythia checkpoints (70M–12B), BLiMP",
+          "BLiMP paradigms whose accuracy stays ≥ 0.8 from some checkpoint to step 143k (0/1 per model and paradigm), "
+          "rising with log10 parameters; Jonckheere within paradigm; standard (not deduplicated) Pythia",
+          ("demo/pythia_blimp_uids",),
+          trend(lambda t: t[~t.deduped.astype(bool)].assign(passed=t.emergence_step.notna().astype(float),
+                                                           log10_params=np.log10(t.n_params)),
+                "log10_params", "passed", strata=["uid"], unit="(model, paradigm) curves"),
+          figure="pythia_blimp_emergence.png", command="make demo"),
     Claim("B3", "B", "the emergence point is the first step at which greedy prediction matches, found by binary "
           "search over checkpoints", "a method (pinned in grok_nb.search's tests)", B_SUITE, _search_cost,
           kind="method", figure="emergence_search_cost.png", command=B_CMD_S),
@@ -767,6 +775,7 @@ SHORT = {  # id: (the claim in a few words, the paper's result in a few words)
     "A7": ("heads are phenomenon-specific", "specific"),
     "B1": ("emergence is stochastic over seeds", "some seeds fail"),
     "B2": ("larger models succeed more often", "more often"),
+    "B2r": ("… on real Pythia checkpoints (BLiMP)", "more often"),
     "B3": ("emergence step by binary search", "method"),
     "B4": ("emergence = attention pattern onset", "coincide"),
     "B5": ("few heads' patterns recover the gap", "most (K = 16)"),
