@@ -204,10 +204,11 @@ def paired_shift(rows: Callable[[pd.DataFrame], pd.DataFrame], diff: Callable[[p
 
 def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, censored: str | None = None,
           strata: Sequence[str] = (), increasing: bool = True, unit: str = "runs", budget: str = "",
-          value_label: str = "") -> Callable:
+          value_label: str = "", clusters: Sequence[str] = ()) -> Callable:
     """An `evaluate` for "`value` increases with `group`" (`increasing`; decreases for False) over the rows
-    `rows(t)`, censored where the column `censored` is true, relabelled within `strata`; `mde` is unused (None): the
-    detail gives the p-value of a perfectly ordered outcome."""
+    `rows(t)`, censored where the column `censored` is true, relabelled within `strata`, the rows that share the
+    columns `clusters` (one model scored on several tasks) relabelled together; `mde` is unused (None): the detail
+    gives the p-value of a perfectly ordered outcome."""
     def evaluate(t):
         d = rows(t)
         if d is None or not len(d) or d[group].nunique() < 2:
@@ -216,14 +217,17 @@ def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, 
         c = d[censored].astype(bool).to_numpy() if censored else np.zeros(len(d), bool)
         g = d[group].to_numpy(float)
         s = d[list(strata)].astype(str).agg("|".join, axis=1).to_numpy() if strata else None
+        k = d[list(clusters)].astype(str).agg("|".join, axis=1).to_numpy() if clusters else None
         alt = "increasing" if increasing else "decreasing"
-        r = trend_test(v, g, c, s, alt)
-        perfect = trend_test(np.sort(g) if increasing else -np.sort(g), np.sort(g), None,
-                             None if s is None else s[np.argsort(g, kind="stable")], alt, n_perm=2000)["p_two_sided"]
+        r = trend_test(v, g, c, s, alt, clusters=k)
+        o = np.argsort(g, kind="stable")
+        perfect = trend_test(np.sort(g) if increasing else -np.sort(g), np.sort(g), None, None if s is None else s[o],
+                             alt, n_perm=2000, clusters=None if k is None else k[o])["p_two_sided"]
         obs = ~c
         slope = float(np.polyfit(g[obs], v[obs], 1)[0]) if obs.sum() >= 2 and np.ptp(g[obs]) > 0 else math.nan
         means = d.assign(_v=np.where(c, np.nan, v)).groupby(group)["_v"].mean()
-        return Outcome(n=f"{len(d)} {unit} over {d[group].nunique()} levels", budget=budget,
+        return Outcome(n=f"{len(d)} {unit} over {d[group].nunique()} levels"
+                       + (f" ({r['n_clusters']} relabelled as units)" if clusters else ""), budget=budget,
                        effect=(f"slope {slope:+.3g} per unit of {group.removeprefix('p_')}; means "
                                + ", ".join(f"{k:g}: {m:.3g}" for k, m in means.items())
                                + (f" ({value_label})" if value_label else "")),
@@ -507,7 +511,8 @@ def _suite_trend(t: pd.DataFrame) -> Outcome:
     d = t[t["size"].isin(list(SUITE_ORDER))].assign(order=lambda x: x["size"].map(SUITE_ORDER),
                                                      emerged=lambda x: x.emergence_step.notna().astype(float))
     if d["size"].nunique() < 2: return Outcome(status="not measured", n=f"{d['size'].nunique()} size(s)")
-    return trend(lambda x: x, "order", "emerged", strata=["task"], unit="(member, task) searches")(d)
+    return trend(lambda x: x, "order", "emerged", strata=["task"], unit="(member, task) searches",
+                 clusters=["size", "seed"])(d)
 
 def _search_cost(t: pd.DataFrame) -> Outcome:
     "B3: the emergence search, a method: checkpoints loaded by the binary search vs a linear scan."
@@ -537,7 +542,8 @@ CLAIMS_B = [
           _mixed_cells, kind="existence", figure="emergence_pass_rate.png", command=B_CMD_S),
     Claim("B2", "B", "larger models acquire the capabilities more reliably",
           "emergence within the training run (0/1) per (member, task), increasing with the size; Jonckheere within "
-          "task", B_SUITE, _suite_trend, figure="emergence_pass_rate.png", command=B_CMD_S),
+          "task, members (size, seed) relabelled as units", B_SUITE, _suite_trend, figure="emergence_pass_rate.png",
+          command=B_CMD_S),
     Claim("B3", "B", "the emergence point is the first step at which greedy prediction matches, found by binary "
           "search over checkpoints", "a method (pinned in grok_nb.search's tests)", B_SUITE, _search_cost,
           kind="method", figure="emergence_search_cost.png", command=B_CMD_S),

@@ -168,15 +168,24 @@ def fisher_test(k_a: int, n_a: int, k_b: int, n_b: int, alternative: str = "grea
 
 # %% ../nbs/07_stats.ipynb #85bb68ab
 def trend_test(values, groups, censored=None, strata=None, alternative: str = "increasing", n_perm: int = 20_000,
-               seed: int = 0) -> dict:
+               seed: int = 0, clusters=None) -> dict:
     """Jonckheere–Terpstra test that `values` increase (or decrease) with the ordered `groups` (numbers), right
-    censoring allowed, relabelling within `strata`. `p`, `p_increasing`, `p_decreasing`, `p_two_sided`,
-    `statistic` (positive = increasing), `n`."""
+    censoring allowed, relabelling within `strata`. `clusters` (optional, one id per value): values of one cluster
+    (e.g. one model scored on several tasks) share their group and are relabelled together, not as independent
+    units; the clusters' groups are permuted within the strata when each cluster lies in one stratum, else among
+    all clusters (the strata then only choose which pairs are compared). `p`, `p_increasing`, `p_decreasing`,
+    `p_two_sided`, `statistic` (positive = increasing), `n`, `n_clusters`."""
     check(alternative in ("increasing", "decreasing"), f"trend_test: alternative must be 'increasing' or 'decreasing'")
     v, c = as_censored(values, censored)
     g = np.asarray(groups, float)
     s = np.zeros(len(v), int) if strata is None else np.unique(np.asarray(strata), return_inverse=True)[1]
     check(len(g) == len(v) == len(s), "trend_test: values, groups and strata need one entry each")
+    cl = np.arange(len(v)) if clusters is None else np.unique(np.asarray(clusters), return_inverse=True)[1]
+    check(len(cl) == len(v), "trend_test: clusters need one entry per value")
+    first = np.unique(cl, return_index=True)[1]                       # a row of each cluster
+    gk, sk = g[first], s[first]
+    check(bool((gk[cl] == g).all()), "trend_test: the values of a cluster must share their group")
+    if not (sk[cl] == s).all(): sk = np.zeros(len(first), int)        # clusters across strata: permute them all
     E = earlier(v, c)
     same = s[:, None] == s[None, :]
     D = (E - E.T) * same                                              # +1: i definitely before j (same stratum)
@@ -187,14 +196,14 @@ def trend_test(values, groups, censored=None, strata=None, alternative: str = "i
     rng = np.random.default_rng(seed)
     null = np.empty(n_perm)
     for k in range(n_perm):
-        gp = g.copy()
-        for u in np.unique(s):
-            idx = np.flatnonzero(s == u)
-            gp[idx] = g[idx][rng.permutation(len(idx))]
-        null[k] = stat(gp)
+        gp = gk.copy()
+        for u in np.unique(sk):
+            idx = np.flatnonzero(sk == u)
+            gp[idx] = gk[idx][rng.permutation(len(idx))]
+        null[k] = stat(gp[cl])
     p_inc, p_dec = _perm_p(null, obs, "ge", False), _perm_p(null, obs, "le", False)
     return dict(p=p_inc if alternative == "increasing" else p_dec, p_increasing=p_inc, p_decreasing=p_dec,
-                p_two_sided=min(1.0, 2 * min(p_inc, p_dec)), statistic=obs, n=len(v))
+                p_two_sided=min(1.0, 2 * min(p_inc, p_dec)), statistic=obs, n=len(v), n_clusters=len(first))
 
 # %% ../nbs/07_stats.ipynb #13f01be6
 def fisher_combine(pvalues: Sequence[float]) -> float:
