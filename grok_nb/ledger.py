@@ -197,7 +197,8 @@ def paired_shift(rows: Callable[[pd.DataFrame], pd.DataFrame], diff: Callable[[p
                        effect=f"median {format(r['median'], fmt)} [{format(r['ci'][0], fmt)}, "
                               f"{format(r['ci'][1], fmt)}]"
                               f"; {int((x > 0).sum())} of {len(x)} above 0",
-                       p=r["p_two_sided"], in_direction=bool((r["median"] > 0) if positive else (r["median"] < 0)),
+                       p=r["p_two_sided"],   # the direction the test found (the median can point the other way)
+                       in_direction=bool(r["p_greater"] < r["p_less"] if positive else r["p_less"] < r["p_greater"]),
                        mde=lambda alpha: mde_shift(len(x), sd, alpha) if np.isfinite(sd) and sd > 0 else math.inf,
                        short=f"{_p2(r['median'], fmt)} [{_p2(r['ci'][0], fmt)},{_p2(r['ci'][1], fmt)}] n={len(x)}")
     return evaluate
