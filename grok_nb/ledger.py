@@ -181,19 +181,27 @@ def success_rate(a: dict, p0: float = 0.5, success: str = "r_headline.success", 
 
 # %% ../nbs/92_ledger.ipynb #446219fe
 def paired_shift(rows: Callable[[pd.DataFrame], pd.DataFrame], diff: Callable[[pd.DataFrame], pd.Series],
-                 positive: bool = True, unit: str = "units", budget: str = "", fmt: str = "+.3f") -> Callable:
+                 positive: bool = True, unit: str = "units", budget: str = "", fmt: str = "+.3f",
+                 cluster: Sequence[str] = (), cluster_unit: str = "clusters") -> Callable:
     """An `evaluate` for "the per-unit difference `diff(rows(t))` is above zero" (`positive`; below for False); units
-    with a NaN difference are dropped and counted."""
+    with a NaN difference are dropped and counted. With `cluster` (columns naming the unit of replication: the run
+    that gave one value per phenomenon, the reference run several values were measured against), the differences
+    are averaged within each cluster and the `cluster_unit` means are tested: values that share a run are
+    correlated, and testing them as independent units rejects far more often than the level."""
     def evaluate(t):
         d = rows(t)
         if d is None or not len(d): return Outcome(status="not measured", n=f"0 {unit}")
         x = pd.to_numeric(diff(d), errors="coerce").to_numpy(float)
         dropped = int(np.isnan(x).sum())
-        x = x[~np.isnan(x)]
+        d, x = d[~np.isnan(x)], x[~np.isnan(x)]
         if not len(x): return Outcome(status="not measured", n=f"0 {unit} ({dropped} without a value)")
+        n_units = len(x)
+        if cluster:
+            x = pd.Series(x).groupby(d[list(cluster)].astype(str).agg("|".join, axis=1).to_numpy()).mean().to_numpy()
         r = signed_rank_test(x, "greater" if positive else "less")
         sd = float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
-        return Outcome(n=f"{len(x)} {unit}" + (f" ({dropped} without a value)" if dropped else ""), budget=budget,
+        n = f"{len(x)} {cluster_unit} ({n_units} {unit})" if cluster else f"{len(x)} {unit}"
+        return Outcome(n=n + (f" ({dropped} without a value)" if dropped else ""), budget=budget,
                        effect=f"median {format(r['median'], fmt)} [{format(r['ci'][0], fmt)}, "
                               f"{format(r['ci'][1], fmt)}]"
                               f"; {int((x > 0).sum())} of {len(x)} above 0",
@@ -446,34 +454,37 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
     Claim("A2", "A", "the delay is significant (p < 0.05) in five phenomena", "the five A1 rows", A_TABLE, None,
           kind="derived", derive=_a2, figure="grokking_delta_t.png", command=A_CMD),
     Claim("A3a", "A", "the delay is tied to verbatim exposure of the phrase", "accuracy of phrases seen ≥ 5 times "
-          "minus unseen ones at equal step, per (run, testable phenomenon); signed-rank", A_TABLE,
-          paired_shift(_a_units, lambda d: d.dose_top, unit="(run, phenomenon) units", fmt="+.3f"),
+          "minus unseen ones at equal step, per (run, testable phenomenon), averaged per run; signed-rank over runs",
+          A_TABLE, paired_shift(_a_units, lambda d: d.dose_top, unit="(run, phenomenon) units", fmt="+.3f",
+                                cluster=["run_id"], cluster_unit="runs"),
           of_interest=0.05, of_interest_text="5 accuracy points", figure="grokking_dose.png", command=A_CMD),
     Claim("A3b", "A", "the unexposed split still generalizes later (delayed generalization)",
           "share of units with the exposed split first whose unexposed split reaches a sustained 0.8 within the "
           "window; exact binomial against ½", A_TABLE, catch_up, of_interest=0.9,
           of_interest_text="a catch-up rate of 0.9", figure="grokking_accuracy_splits.png", command=A_CMD),
     Claim("A4", "A", "the AUROC of grammatical concept vectors rises during pre-training",
-          "held-out probe AUROC at the last minus the first analysed checkpoint, per (run, phenomenon); signed-rank",
-          A_TABLE, paired_shift(lambda t: _a_units(t, False), lambda d: d.auroc_last - d.auroc_first,
-                                unit="(run, phenomenon) units"),
+          "held-out probe AUROC at the last minus the first analysed checkpoint, per (run, phenomenon), averaged per "
+          "run; signed-rank over runs", A_TABLE,
+          paired_shift(lambda t: _a_units(t, False), lambda d: d.auroc_last - d.auroc_first,
+                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
           of_interest=0.05, of_interest_text="+0.05 AUROC", figure="grokking_concepts.png", command=A_CMD),
     Claim("A5", "A", "after the transition the effective rank of the concept vectors rises",
-          "log(effective rank after / before the phenomenon's transition), per (run, phenomenon); signed-rank",
-          A_TABLE, paired_shift(lambda t: _a_units(t, False), lambda d: np.log(d.erank_after / d.erank_before),
-                                unit="(run, phenomenon) units"),
+          "log(effective rank after / before the phenomenon's transition), per (run, phenomenon), averaged per run; "
+          "signed-rank over runs", A_TABLE,
+          paired_shift(lambda t: _a_units(t, False), lambda d: np.log(d.erank_after / d.erank_before),
+                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
           of_interest=math.log(1.1), of_interest_text="a 10% rise", figure="grokking_concepts.png", command=A_CMD),
     Claim("A6", "A", "critical→context attention rises in a few specific heads, not uniformly",
           "rise of the top-3 heads (ranked on half A of the phrases) minus the mean head's rise, measured on half B, "
-          "around the transition, per (run, phenomenon); signed-rank", A_TABLE,
+          "around the transition, per (run, phenomenon), averaged per run; signed-rank over runs", A_TABLE,
           paired_shift(lambda t: _a_units(t, False), lambda d: d.heads_b_top - d.heads_b_all,
-                       unit="(run, phenomenon) units"),
+                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
           of_interest=0.02, of_interest_text="+0.02 attention mass", figure="grokking_heads.png", command=A_CMD),
     Claim("A7", "A", "those heads are phenomenon-specific (different heads for different phenomena)",
           "split-half Jaccard of a phenomenon's top heads minus their mean Jaccard with other phenomena' top heads, "
-          "per (run, phenomenon); signed-rank", A_TABLE,
+          "per (run, phenomenon), averaged per run; signed-rank over runs", A_TABLE,
           paired_shift(lambda t: _a_units(t, False), lambda d: d.j_split_half - d.j_between,
-                       unit="(run, phenomenon) units"),
+                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
           of_interest=0.2, of_interest_text="+0.2 Jaccard", figure="grokking_heads.png", command=A_CMD),
 ]
 
@@ -556,9 +567,10 @@ CLAIMS_B = [
           "share the nearer of randomly placed onsets would have; exact binomial", B_LAGS, _onset_coincides,
           figure="emergence_head_classes.png", command=B_CMD_S),
     Claim("B5", "B", "patching a few causal heads' attention from after emergence recovers most of the gap",
-          "held-out recovery of the top-K heads (ranked on the other half of the prompts) minus ½, per emergence; "
-          "signed-rank", B_PATCH,
-          paired_shift(lambda t: t, lambda d: d.top_k_recovery - 0.5, unit="emergences", fmt="+.2f"),
+          "held-out recovery of the top-K heads (ranked on the other half of the prompts) minus ½, per emergence, "
+          "averaged per model; signed-rank over models", B_PATCH,
+          paired_shift(lambda t: t, lambda d: d.top_k_recovery - 0.5, unit="emergences", fmt="+.2f",
+                       cluster=["size", "seed"], cluster_unit="models"),
           of_interest=0.25, of_interest_text="recovery 0.75", figure="emergence_recovery.png", command=B_CMD_S),
     _steps_claim("B6", "the difficulty is set jointly by context length and sparsity: at S 8, s = 2 is harder than "
                  "s = 1", "steps to solve (censored), s = 1 vs s = 2 at S 8, 4 heads of 16", B_HEADS,
@@ -687,15 +699,18 @@ CLAIMS_C = [
           figure="compartments_capacity.png", command=C_CMD.format("capacity")),
     Claim("C3", "C", "initializing with the base embeddings duplicated reaches the sample efficiency of c = 1",
           "log steps ratio of duplicated-init runs to their c = 1 reference (0: as efficient; a slowdown contradicts "
-          "the claim), per (c, seed); signed-rank", C_INIT,
-          paired_shift(lambda t: t[t.init == "duplicate"] if "init" in t else None, lambda d: np.log(d.ratio),
-                       positive=False, unit="(c, seed) runs", fmt="+.2f"),
+          "the claim), per (c, seed), averaged over the runs that share a c = 1 reference; signed-rank over references",
+          C_INIT, paired_shift(lambda t: t[t.init == "duplicate"] if "init" in t else None, lambda d: np.log(d.ratio),
+                               positive=False, unit="(c, seed) runs", fmt="+.2f", cluster=["ref_run_id"],
+                               cluster_unit="c = 1 references"),
           of_interest=math.log(2), of_interest_text="a 2× slowdown", figure="compartments_init.png",
           command=C_CMD.format("init")),
     Claim("C4", "C", "a trained c = 1 model duplicated into c compartments resumes at its plateau without overhead",
           "final within-compartment loss after post-hoc duplication minus the c = 1 continuation (0: no overhead), "
-          "per (c, seed); signed-rank", C_POSTHOC,
-          paired_shift(lambda t: t, lambda d: d.gap_to_c1, positive=False, unit="(c, seed) runs"),
+          "per (c, seed), averaged over the runs that share a c = 1 continuation; signed-rank over continuations",
+          C_POSTHOC, paired_shift(lambda t: t, lambda d: d.gap_to_c1, positive=False, unit="(c, seed) runs",
+                                  cluster=["size", "seed", "steps", "pretrain_steps"],
+                                  cluster_unit="c = 1 continuations"),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_posthoc.png",
           command=C_CMD.format("posthoc")),
     Claim("C5", "C", "with paired translation data the model learns to translate, yet the compartments still "
