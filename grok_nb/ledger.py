@@ -194,7 +194,7 @@ def paired_shift(rows: Callable[[pd.DataFrame], pd.DataFrame], diff: Callable[[p
     def evaluate(t):
         d = rows(t)
         if d is None or not len(d): return Outcome(status="not measured", n=f"0 {unit}")
-        x = pd.to_numeric(diff(d), errors="coerce").to_numpy(float)
+        x = pd.to_numeric(pd.Series(diff(d)), errors="coerce").to_numpy(float)
         lo = np.zeros(len(x), bool) if lower is None else np.asarray(lower(d), bool)
         dropped = int(np.isnan(x).sum())
         d, x, lo = d[~np.isnan(x)], x[~np.isnan(x)], lo[~np.isnan(x)]
@@ -206,7 +206,8 @@ def paired_shift(rows: Callable[[pd.DataFrame], pd.DataFrame], diff: Callable[[p
         r = signed_rank_test(x, "greater" if positive else "less")
         p_less = signed_rank_test(x_hi, n_boot=0)["p_less"] if n_lo else r["p_less"]
         p_greater = r["p_greater"]
-        sd = float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
+        xf = x[np.isfinite(x)]                                          # a vanished tax is -inf (see C6)
+        sd = float(np.std(xf, ddof=1)) if len(xf) > 1 else math.nan
         n = f"{len(x)} {cluster_unit} ({n_units} {unit})" if cluster else f"{len(x)} {unit}"
         return Outcome(n=n + (f" ({dropped} without a value)" if dropped else ""), budget=budget,
                        effect=f"median {format(r['median'], fmt)} [{format(r['ci'][0], fmt)}, "
@@ -673,6 +674,14 @@ def _top_t(t: pd.DataFrame, cs=None, wd=None) -> pd.DataFrame:
     p = strength_pairs(d, hi, cs, by=("weight_decay",) if "weight_decay" in d else ())
     return p if wd is None else p[np.isclose(p.weight_decay, wd)]
 
+def _log_ratio(num, den) -> np.ndarray:
+    """log(num / den) of a tax that can vanish: -inf where den > 0 >= num (the tax removed or reversed, the largest
+    possible reduction: dropping such a unit would drop the strongest evidence), NaN where den <= 0 or a value is
+    missing (no tax to reduce)."""
+    n, d = np.asarray(num, float), np.asarray(den, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.isnan(n) | ~(d > 0), np.nan, np.where(n > 0, np.log(n / d), -np.inf))
+
 def _pivot(t: pd.DataFrame, cond_col: str, key: str, value: str) -> pd.DataFrame:
     return t.pivot_table(index=key, columns=cond_col, values=value, aggfunc="mean")
 
@@ -730,27 +739,28 @@ CLAIMS_C = [
           command=C_CMD.format("trans")),
     Claim("C6", "C", "breaking the plateau needs a high translation fraction and high c (e.g. c = 8): a threshold",
           "log of the tax at the highest t over the tax at t = 0, minus log ½, at c = 8 (below 0: the tax halved), "
-          "per (seed, decay); signed-rank", C_TRANS,
-          paired_shift(lambda t: _top_t(t, [8]), lambda d: np.log(d.final_gap / d.final_gap_0) - math.log(0.5),
+          "per (seed, decay), a tax removed or reversed at -inf; signed-rank", C_TRANS,
+          paired_shift(lambda t: _top_t(t, [8]), lambda d: _log_ratio(d.final_gap, d.final_gap_0) - math.log(0.5),
                        positive=False, unit="runs", fmt="+.2f"),
           of_interest=math.log(2), of_interest_text="the tax halved again", command=C_CMD.format("trans"),
           figure="compartments_threshold_translation_fraction.png"),
     Claim("C7", "C", "aggressive weight decay speeds the transition and moves the threshold to lower c (8 → 6)",
           "at c = 6: log of the tax ratio (highest t over t = 0) at weight decay 1.0 minus at 0.1, per seed; "
-          "signed-rank", C_TRANS,
+          "a tax removed at -inf; signed-rank", C_TRANS,
           paired_shift(lambda t: (lambda p: (lambda a, b: a.merge(b, on=["size", "steps", "c", "seed"],
                                                                     suffixes=("", "_wd01")))(
                            p[np.isclose(p.weight_decay, 1.0)], p[np.isclose(p.weight_decay, 0.1)]))(_top_t(t, [6]))
                        if len(_trans(t)) else None,
-                       lambda d: np.log(d.final_gap / d.final_gap_0) - np.log(d.final_gap_wd01 / d.final_gap_0_wd01),
+                       lambda d: (_log_ratio(d.final_gap, d.final_gap_0)
+                                  - _log_ratio(d.final_gap_wd01, d.final_gap_0_wd01)),
                        positive=False, unit="seeds", fmt="+.2f"),
           of_interest=math.log(2), of_interest_text="the ratio halved", command=C_CMD.format("trans"),
           figure="compartments_threshold_translation_fraction.png"),
     Claim("C8", "C", "contrastive alignment (InfoNCE) recovers a substantial part of the tax at c = 6 and 8",
           "log of the final-loss tax at λ = 0.1 (where top-1 retrieval is complete) over λ = 0, at c = 6 and 8, per "
-          "(c, seed); signed-rank", C_INFONCE,
+          "(c, seed), a tax removed at -inf; signed-rank", C_INFONCE,
           paired_shift(lambda t: strength_pairs(t[t.param == "infonce_weight"], 0.1, [6, 8]) if "param" in t else None,
-                       lambda d: np.log(d.final_gap / d.final_gap_0), positive=False, unit="(c, seed) runs",
+                       lambda d: _log_ratio(d.final_gap, d.final_gap_0), positive=False, unit="(c, seed) runs",
                        fmt="+.2f"),
           of_interest=math.log(2), of_interest_text="half the tax recovered",
           figure="compartments_threshold_infonce_weight.png", command=C_CMD.format("infonce2")),
