@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import stats as _st
 from .core import check, figures_root, atomic_write, PROJECT_ROOT
 from .stats import (gehan_test, fisher_test, binomial_test, signed_rank_test, trend_test, fisher_combine, holm,
-                           mde_ratio, mde_fisher, mde_binomial, mde_shift, verdict, VERDICTS)
+                           mde_ratio, mde_fisher, mde_binomial, mde_shift, verdict, VERDICTS, censored_lognormal)
 from .task_eval import select_runs
 from .sweep import run_info, write_run_info
 
@@ -100,12 +100,6 @@ def _median_text(v: np.ndarray, c: np.ndarray) -> str:
     if len(v) == 0: return "n/a"
     return _fmt_steps(v[order][k], bool(c[order][: k + 1].any()))
 
-def _log_sd(*vals) -> float:
-    "Pooled within-group standard deviation of log values (observed ones); 0.5 when fewer than 3 are observed."
-    devs = [np.log(v) - np.log(v).mean() for v in vals if len(v) >= 2]
-    n = sum(len(d) for d in devs)
-    return float(np.sqrt(sum((d ** 2).sum() for d in devs) / max(1, n - len(devs)))) if n >= 3 else 0.5
-
 def censored_steps(a: dict, b: dict, earlier: str = "a", value: str = "r_success_step", followed: str = "r_steps_run",
                    budget: str = "p_steps", defaults: dict | None = None, unit: str = "seeds") -> Callable:
     """An `evaluate` for "runs with parameters `a` reach the criterion before runs with `b`" (`earlier='a'`; 'b'
@@ -128,16 +122,18 @@ def censored_steps(a: dict, b: dict, earlier: str = "a", value: str = "r_success
         conc, (lo, hi) = r["concordance"], r["ci"]
         (vf, cf), (vs, cs) = ((va, ca), (vb, cb)) if earlier == "a" else ((vb, cb), (va, ca))
         if earlier == "b": conc, lo, hi = 1 - conc, 1 - hi, 1 - lo
-        sd = _log_sd(vf[~cf], vs[~cs])
-        med_slow = float(np.median(vs[~cs])) if (~cs).any() else cap
+        fit = censored_lognormal([(vf, cf), (vs, cs)])                 # censored runs count as beyond their bound
+        sd, med_slow = fit["sd_adj"], math.exp(fit["mu"][1])           # inf: no spread / slower median known
+        known = math.isfinite(sd) and math.isfinite(med_slow)
         n_f, n_s = len(vf), len(vs)
         return Outcome(
             n=f"{len(va)} vs {len(vb)} {unit}", budget=f"{cap:.0f} steps" + (" (cut to the smaller)" if cut else ""),
             effect=(f"P(claimed order) {conc:.2f} [{lo:.2f}, {hi:.2f}]; medians {_median_text(va, ca)} vs "
                     f"{_median_text(vb, cb)}; solved {int((~ca).sum())}/{len(va)} vs {int((~cb).sum())}/{len(vb)}"),
             p=r["p_two_sided"], in_direction=bool(conc > 0.5),
-            mde=lambda alpha: mde_ratio(n_f, n_s, sd, cap, med_slow, alpha, n_sim=200),
-            detail=f"log-spread {sd:.2f}",
+            mde=lambda alpha: mde_ratio(n_f, n_s, sd, cap, med_slow, alpha, n_sim=200) if known else math.inf,
+            detail=(f"log-spread {sd:.2f}, slower side's median {med_slow:.0f} steps (censored log-normal fit)"
+                    if known else "the slower side's median or the spread is not known (too few runs reached it)"),
             short=f"P {_p2(conc)} [{_p2(lo)},{_p2(hi)}]; {_median_text(va, ca)} v {_median_text(vb, cb)}")
     return evaluate
 

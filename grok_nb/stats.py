@@ -13,7 +13,8 @@ from .core import check
 # %% auto #0
 __all__ = ['VERDICTS', 'as_censored', 'earlier', 'concordance', 'gehan_test', 'hodges_lehmann', 'signed_rank_test',
            'binomial_test', 'fisher_test', 'trend_test', 'fisher_combine', 'holm', 'power_gehan', 'mde_ratio',
-           'power_binomial', 'mde_binomial', 'power_fisher', 'mde_fisher', 'power_signed_rank', 'mde_shift', 'verdict']
+           'censored_lognormal', 'power_binomial', 'mde_binomial', 'power_fisher', 'mde_fisher', 'power_signed_rank',
+           'mde_shift', 'verdict']
 
 # %% ../nbs/07_stats.ipynb #6bb82232
 def as_censored(values: Sequence, censored: Sequence | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -254,6 +255,34 @@ def mde_ratio(n_a: int, n_b: int, log_sd: float, budget: float | None = None, me
     "The smallest steps ratio (b over a) the one-sided Gehan test detects with `power` (inf if none up to 1,000)."
     grid = np.exp(np.linspace(0, math.log(1000), 61))[1:]
     return _bisect_grid(grid, lambda r: power_gehan(n_a, n_b, r, log_sd, budget, median_b, alpha, n_sim, seed), power)
+
+# %% ../nbs/07_stats.ipynb #f3c0d9a2
+def censored_lognormal(groups: Sequence[tuple], sd0: float = 0.5) -> dict:
+    """Maximum-likelihood log-normal fit of right-censored steps, one median per group and a common spread:
+    `groups` is a list of `(values, censored)`. Returns `mu` (log-median per group; +inf for a group with no observed
+    value, whose median is only known to lie beyond its bounds), `sd` (the MLE of the log-scale sd), `sd_adj` (times
+    sqrt(n_obs / (n_obs - g)) for the g medians fitted, as a sample sd; inf when n_obs <= g) and `n_observed`. Fitted
+    to the observed values alone, a censored group's median and spread come out too small: a too-optimistic power."""
+    data = [as_censored(v, c) for v, c in groups]
+    logs = [(np.log(v), c) for v, c in data]
+    fit = [i for i, (_, c) in enumerate(logs) if (~c).any()]
+    n_obs = int(sum((~c).sum() for _, c in logs))
+    mu = np.full(len(logs), np.inf)
+    if not fit: return dict(mu=mu, sd=math.nan, sd_adj=math.inf, n_observed=0)
+    def nll(theta):
+        s = math.exp(theta[-1])
+        out = 0.0
+        for m, i in zip(theta[:-1], fit):
+            y, c = logs[i]
+            out -= _st.norm.logpdf(y[~c], m, s).sum() + _st.norm.logsf(y[c], m, s).sum()
+        return out
+    start = [float(logs[i][0][~logs[i][1]].mean()) for i in fit] + [math.log(sd0)]
+    from scipy.optimize import minimize
+    res = minimize(nll, start, method="Nelder-Mead", options=dict(xatol=1e-8, fatol=1e-10, maxiter=20_000))
+    mu[fit] = res.x[:-1]
+    sd = float(math.exp(res.x[-1]))
+    return dict(mu=mu, sd=sd, sd_adj=sd * math.sqrt(n_obs / (n_obs - len(fit))) if n_obs > len(fit) else math.inf,
+                n_observed=n_obs)
 
 # %% ../nbs/07_stats.ipynb #fc4e17d9
 def power_binomial(n: int, p0: float, p1: float, alpha: float = 0.025) -> float:
