@@ -138,12 +138,22 @@ def censored_steps(a: dict, b: dict, earlier: str = "a", value: str = "r_success
     return evaluate
 
 # %% ../nbs/92_ledger.ipynb #d39fd59f
+def _successes(d: pd.DataFrame, col: str) -> pd.DataFrame:
+    """The runs of `d` whose success flag `col` is known, with `col` as bool. A run table read back from CSV holds
+    True / False / NaN as objects, and `astype(bool)` would count a missing flag (NaN) as a success."""
+    s = d[col].map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else
+                   {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}[str(v).lower()])
+    return d[s.notna()].assign(**{col: s[s.notna()].astype(bool)})
+
 def success_rates(a: dict, b: dict, success: str = "r_headline.success", higher: str = "a",
                   defaults: dict | None = None, unit: str = "seeds", budget: str = "p_steps") -> Callable:
     "An `evaluate` for \"runs `a` succeed more often than runs `b`\" (`higher='a'`, or 'b' for the reverse)."
     def evaluate(t):
         check(success in t, f"success_rates: the run table has no column {success!r}")
         A, B = select_runs(t, defaults, **a), select_runs(t, defaults, **b)
+        unknown = len(A) + len(B)
+        A, B = _successes(A, success), _successes(B, success)
+        unknown -= len(A) + len(B)
         if not len(A) or not len(B): return Outcome(status="not measured", n=f"{len(A)} vs {len(B)} {unit}")
         ka, kb = int(A[success].astype(bool).sum()), int(B[success].astype(bool).sum())
         r = fisher_test(ka, len(A), kb, len(B))
@@ -152,7 +162,8 @@ def success_rates(a: dict, b: dict, success: str = "r_headline.success", higher:
         nh, nl = (len(A), len(B)) if higher == "a" else (len(B), len(A))
         base = (kb / len(B)) if higher == "a" else (ka / len(A))
         budgets = sorted(set(A[budget]) | set(B[budget])) if budget in t else []
-        return Outcome(n=f"{len(A)} vs {len(B)} {unit}", budget=", ".join(f"{x:.0f}" for x in budgets) + " steps",
+        return Outcome(n=f"{len(A)} vs {len(B)} {unit}" + (f" ({unknown} without a flag)" if unknown else ""),
+                       budget=", ".join(f"{x:.0f}" for x in budgets) + " steps",
                        effect=f"{ka}/{len(A)} vs {kb}/{len(B)} succeeded; difference {d:+.2f} [{lo:+.2f}, {hi:+.2f}]",
                        p=r["p_two_sided"], in_direction=bool(d > 0),
                        mde=lambda alpha: mde_fisher(nh, nl, min(max(base, 0.0), 0.95), alpha),
@@ -165,10 +176,14 @@ def success_rate(a: dict, p0: float = 0.5, success: str = "r_headline.success", 
     def evaluate(t):
         check(success in t, f"success_rate: the run table has no column {success!r}")
         A = select_runs(t, defaults, **a)
+        unknown = len(A)
+        A = _successes(A, success)
+        unknown -= len(A)
         if not len(A): return Outcome(status="not measured", n=f"0 {unit}")
-        k = int(A[success].astype(bool).sum())
+        k = int(A[success].sum())
         r = binomial_test(k, len(A), p0)
-        return Outcome(n=f"{len(A)} {unit}", budget=", ".join(f"{x:.0f}" for x in sorted(set(A[budget]))) + " steps",
+        return Outcome(n=f"{len(A)} {unit}" + (f" ({unknown} without a flag)" if unknown else ""),
+                       budget=", ".join(f"{x:.0f}" for x in sorted(set(A[budget]))) + " steps",
                        effect=f"{k}/{len(A)} succeeded, rate {r['estimate']:.2f} [{r['ci'][0]:.2f}, {r['ci'][1]:.2f}]"
                               f" vs {p0:g}",
                        p=r["p_two_sided"], in_direction=bool(r["estimate"] > p0),
