@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import stats as _st
 from .core import check, figures_root, atomic_write, PROJECT_ROOT
 from .stats import (gehan_test, fisher_test, binomial_test, signed_rank_test, trend_test, fisher_combine, holm,
-                           mde_ratio, mde_fisher, mde_binomial, mde_shift, verdict, VERDICTS)
+                           mde_ratio, mde_fisher, mde_binomial, mde_shift, verdict, VERDICTS, censored_lognormal)
 from .task_eval import select_runs
 from .sweep import run_info, write_run_info
 
@@ -100,12 +100,6 @@ def _median_text(v: np.ndarray, c: np.ndarray) -> str:
     if len(v) == 0: return "n/a"
     return _fmt_steps(v[order][k], bool(c[order][: k + 1].any()))
 
-def _log_sd(*vals) -> float:
-    "Pooled within-group standard deviation of log values (observed ones); 0.5 when fewer than 3 are observed."
-    devs = [np.log(v) - np.log(v).mean() for v in vals if len(v) >= 2]
-    n = sum(len(d) for d in devs)
-    return float(np.sqrt(sum((d ** 2).sum() for d in devs) / max(1, n - len(devs)))) if n >= 3 else 0.5
-
 def censored_steps(a: dict, b: dict, earlier: str = "a", value: str = "r_success_step", followed: str = "r_steps_run",
                    budget: str = "p_steps", defaults: dict | None = None, unit: str = "seeds") -> Callable:
     """An `evaluate` for "runs with parameters `a` reach the criterion before runs with `b`" (`earlier='a'`; 'b'
@@ -128,26 +122,38 @@ def censored_steps(a: dict, b: dict, earlier: str = "a", value: str = "r_success
         conc, (lo, hi) = r["concordance"], r["ci"]
         (vf, cf), (vs, cs) = ((va, ca), (vb, cb)) if earlier == "a" else ((vb, cb), (va, ca))
         if earlier == "b": conc, lo, hi = 1 - conc, 1 - hi, 1 - lo
-        sd = _log_sd(vf[~cf], vs[~cs])
-        med_slow = float(np.median(vs[~cs])) if (~cs).any() else cap
+        fit = censored_lognormal([(vf, cf), (vs, cs)])                 # censored runs count as beyond their bound
+        sd, med_slow = fit["sd_adj"], math.exp(fit["mu"][1])           # inf: no spread / slower median known
+        known = math.isfinite(sd) and math.isfinite(med_slow)
         n_f, n_s = len(vf), len(vs)
         return Outcome(
             n=f"{len(va)} vs {len(vb)} {unit}", budget=f"{cap:.0f} steps" + (" (cut to the smaller)" if cut else ""),
             effect=(f"P(claimed order) {conc:.2f} [{lo:.2f}, {hi:.2f}]; medians {_median_text(va, ca)} vs "
                     f"{_median_text(vb, cb)}; solved {int((~ca).sum())}/{len(va)} vs {int((~cb).sum())}/{len(vb)}"),
             p=r["p_two_sided"], in_direction=bool(conc > 0.5),
-            mde=lambda alpha: mde_ratio(n_f, n_s, sd, cap, med_slow, alpha, n_sim=200),
-            detail=f"log-spread {sd:.2f}",
+            mde=lambda alpha: mde_ratio(n_f, n_s, sd, cap, med_slow, alpha, n_sim=200) if known else math.inf,
+            detail=(f"log-spread {sd:.2f}, slower side's median {med_slow:.0f} steps (censored log-normal fit)"
+                    if known else "the slower side's median or the spread is not known (too few runs reached it)"),
             short=f"P {_p2(conc)} [{_p2(lo)},{_p2(hi)}]; {_median_text(va, ca)} v {_median_text(vb, cb)}")
     return evaluate
 
 # %% ../nbs/92_ledger.ipynb #d39fd59f
+def _successes(d: pd.DataFrame, col: str) -> pd.DataFrame:
+    """The runs of `d` whose success flag `col` is known, with `col` as bool. A run table read back from CSV holds
+    True / False / NaN as objects, and `astype(bool)` would count a missing flag (NaN) as a success."""
+    s = d[col].map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) else
+                   {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}[str(v).lower()])
+    return d[s.notna()].assign(**{col: s[s.notna()].astype(bool)})
+
 def success_rates(a: dict, b: dict, success: str = "r_headline.success", higher: str = "a",
                   defaults: dict | None = None, unit: str = "seeds", budget: str = "p_steps") -> Callable:
     "An `evaluate` for \"runs `a` succeed more often than runs `b`\" (`higher='a'`, or 'b' for the reverse)."
     def evaluate(t):
         check(success in t, f"success_rates: the run table has no column {success!r}")
         A, B = select_runs(t, defaults, **a), select_runs(t, defaults, **b)
+        unknown = len(A) + len(B)
+        A, B = _successes(A, success), _successes(B, success)
+        unknown -= len(A) + len(B)
         if not len(A) or not len(B): return Outcome(status="not measured", n=f"{len(A)} vs {len(B)} {unit}")
         ka, kb = int(A[success].astype(bool).sum()), int(B[success].astype(bool).sum())
         r = fisher_test(ka, len(A), kb, len(B))
@@ -156,7 +162,8 @@ def success_rates(a: dict, b: dict, success: str = "r_headline.success", higher:
         nh, nl = (len(A), len(B)) if higher == "a" else (len(B), len(A))
         base = (kb / len(B)) if higher == "a" else (ka / len(A))
         budgets = sorted(set(A[budget]) | set(B[budget])) if budget in t else []
-        return Outcome(n=f"{len(A)} vs {len(B)} {unit}", budget=", ".join(f"{x:.0f}" for x in budgets) + " steps",
+        return Outcome(n=f"{len(A)} vs {len(B)} {unit}" + (f" ({unknown} without a flag)" if unknown else ""),
+                       budget=", ".join(f"{x:.0f}" for x in budgets) + " steps",
                        effect=f"{ka}/{len(A)} vs {kb}/{len(B)} succeeded; difference {d:+.2f} [{lo:+.2f}, {hi:+.2f}]",
                        p=r["p_two_sided"], in_direction=bool(d > 0),
                        mde=lambda alpha: mde_fisher(nh, nl, min(max(base, 0.0), 0.95), alpha),
@@ -169,10 +176,14 @@ def success_rate(a: dict, p0: float = 0.5, success: str = "r_headline.success", 
     def evaluate(t):
         check(success in t, f"success_rate: the run table has no column {success!r}")
         A = select_runs(t, defaults, **a)
+        unknown = len(A)
+        A = _successes(A, success)
+        unknown -= len(A)
         if not len(A): return Outcome(status="not measured", n=f"0 {unit}")
-        k = int(A[success].astype(bool).sum())
+        k = int(A[success].sum())
         r = binomial_test(k, len(A), p0)
-        return Outcome(n=f"{len(A)} {unit}", budget=", ".join(f"{x:.0f}" for x in sorted(set(A[budget]))) + " steps",
+        return Outcome(n=f"{len(A)} {unit}" + (f" ({unknown} without a flag)" if unknown else ""),
+                       budget=", ".join(f"{x:.0f}" for x in sorted(set(A[budget]))) + " steps",
                        effect=f"{k}/{len(A)} succeeded, rate {r['estimate']:.2f} [{r['ci'][0]:.2f}, {r['ci'][1]:.2f}]"
                               f" vs {p0:g}",
                        p=r["p_two_sided"], in_direction=bool(r["estimate"] > p0),
@@ -181,33 +192,52 @@ def success_rate(a: dict, p0: float = 0.5, success: str = "r_headline.success", 
 
 # %% ../nbs/92_ledger.ipynb #446219fe
 def paired_shift(rows: Callable[[pd.DataFrame], pd.DataFrame], diff: Callable[[pd.DataFrame], pd.Series],
-                 positive: bool = True, unit: str = "units", budget: str = "", fmt: str = "+.3f") -> Callable:
+                 positive: bool = True, unit: str = "units", budget: str = "", fmt: str = "+.3f",
+                 cluster: Sequence[str] = (), cluster_unit: str = "clusters",
+                 lower: Callable[[pd.DataFrame], pd.Series] | None = None) -> Callable:
     """An `evaluate` for "the per-unit difference `diff(rows(t))` is above zero" (`positive`; below for False); units
-    with a NaN difference are dropped and counted."""
+    with a NaN difference are dropped and counted. With `cluster` (columns naming the unit of replication: the run
+    that gave one value per phenomenon, the reference run several values were measured against), the differences
+    are averaged within each cluster and the `cluster_unit` means are tested: values that share a run are
+    correlated, and testing them as independent units rejects far more often than the level. `lower(rows)` marks
+    the differences that are only lower bounds (a censored steps ratio: the true value is larger): the one-sided p
+    for "above" takes them at their bound, the one for "below" at +inf (see above); the effect shows the bounds."""
     def evaluate(t):
         d = rows(t)
         if d is None or not len(d): return Outcome(status="not measured", n=f"0 {unit}")
-        x = pd.to_numeric(diff(d), errors="coerce").to_numpy(float)
+        x = pd.to_numeric(pd.Series(diff(d)), errors="coerce").to_numpy(float)
+        lo = np.zeros(len(x), bool) if lower is None else np.asarray(lower(d), bool)
         dropped = int(np.isnan(x).sum())
-        x = x[~np.isnan(x)]
+        d, x, lo = d[~np.isnan(x)], x[~np.isnan(x)], lo[~np.isnan(x)]
         if not len(x): return Outcome(status="not measured", n=f"0 {unit} ({dropped} without a value)")
+        n_units, n_lo, x_hi = len(x), int(lo.sum()), np.where(lo, np.inf, x)
+        if cluster:
+            key = d[list(cluster)].astype(str).agg("|".join, axis=1).to_numpy()
+            x, x_hi = (pd.Series(v).groupby(key).mean().to_numpy() for v in (x, x_hi))
         r = signed_rank_test(x, "greater" if positive else "less")
-        sd = float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
-        return Outcome(n=f"{len(x)} {unit}" + (f" ({dropped} without a value)" if dropped else ""), budget=budget,
+        p_less = signed_rank_test(x_hi, n_boot=0)["p_less"] if n_lo else r["p_less"]
+        p_greater = r["p_greater"]
+        xf = x[np.isfinite(x)]                                          # a vanished tax is -inf (see C6)
+        sd = float(np.std(xf, ddof=1)) if len(xf) > 1 else math.nan
+        n = f"{len(x)} {cluster_unit} ({n_units} {unit})" if cluster else f"{len(x)} {unit}"
+        return Outcome(n=n + (f" ({dropped} without a value)" if dropped else ""), budget=budget,
                        effect=f"median {format(r['median'], fmt)} [{format(r['ci'][0], fmt)}, "
                               f"{format(r['ci'][1], fmt)}]"
-                              f"; {int((x > 0).sum())} of {len(x)} above 0",
-                       p=r["p_two_sided"], in_direction=bool((r["median"] > 0) if positive else (r["median"] < 0)),
+                              f"; {int((x > 0).sum())} of {len(x)} above 0"
+                              + (f"; {n_lo} of the {n_units} {unit} lower bounds (never reached)" if n_lo else ""),
+                       p=min(1.0, 2 * min(p_less, p_greater)),   # the direction the test found (the median's sign
+                       in_direction=bool(p_greater < p_less if positive else p_less < p_greater),  # can differ)
                        mde=lambda alpha: mde_shift(len(x), sd, alpha) if np.isfinite(sd) and sd > 0 else math.inf,
                        short=f"{_p2(r['median'], fmt)} [{_p2(r['ci'][0], fmt)},{_p2(r['ci'][1], fmt)}] n={len(x)}")
     return evaluate
 
 def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, censored: str | None = None,
           strata: Sequence[str] = (), increasing: bool = True, unit: str = "runs", budget: str = "",
-          value_label: str = "") -> Callable:
+          value_label: str = "", clusters: Sequence[str] = ()) -> Callable:
     """An `evaluate` for "`value` increases with `group`" (`increasing`; decreases for False) over the rows
-    `rows(t)`, censored where the column `censored` is true, relabelled within `strata`; `mde` is unused (None): the
-    detail gives the p-value of a perfectly ordered outcome."""
+    `rows(t)`, censored where the column `censored` is true, relabelled within `strata`, the rows that share the
+    columns `clusters` (one model scored on several tasks) relabelled together; `mde` is unused (None): the detail
+    gives the p-value of a perfectly ordered outcome."""
     def evaluate(t):
         d = rows(t)
         if d is None or not len(d) or d[group].nunique() < 2:
@@ -216,14 +246,17 @@ def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, 
         c = d[censored].astype(bool).to_numpy() if censored else np.zeros(len(d), bool)
         g = d[group].to_numpy(float)
         s = d[list(strata)].astype(str).agg("|".join, axis=1).to_numpy() if strata else None
+        k = d[list(clusters)].astype(str).agg("|".join, axis=1).to_numpy() if clusters else None
         alt = "increasing" if increasing else "decreasing"
-        r = trend_test(v, g, c, s, alt)
-        perfect = trend_test(np.sort(g) if increasing else -np.sort(g), np.sort(g), None,
-                             None if s is None else s[np.argsort(g, kind="stable")], alt, n_perm=2000)["p_two_sided"]
+        r = trend_test(v, g, c, s, alt, clusters=k)
+        o = np.argsort(g, kind="stable")
+        perfect = trend_test(np.sort(g) if increasing else -np.sort(g), np.sort(g), None, None if s is None else s[o],
+                             alt, n_perm=2000, clusters=None if k is None else k[o])["p_two_sided"]
         obs = ~c
         slope = float(np.polyfit(g[obs], v[obs], 1)[0]) if obs.sum() >= 2 and np.ptp(g[obs]) > 0 else math.nan
         means = d.assign(_v=np.where(c, np.nan, v)).groupby(group)["_v"].mean()
-        return Outcome(n=f"{len(d)} {unit} over {d[group].nunique()} levels", budget=budget,
+        return Outcome(n=f"{len(d)} {unit} over {d[group].nunique()} levels"
+                       + (f" ({r['n_clusters']} relabelled as units)" if clusters else ""), budget=budget,
                        effect=(f"slope {slope:+.3g} per unit of {group.removeprefix('p_')}; means "
                                + ", ".join(f"{k:g}: {m:.3g}" for k, m in means.items())
                                + (f" ({value_label})" if value_label else "")),
@@ -319,7 +352,7 @@ def detectable_delta(rows: pd.DataFrame, alpha: float, prefix: str = "") -> floa
     col = next((c for lvl, c in _Q if 1 - q <= lvl), None)
     if col is None or prefix + col not in rows: return math.inf
     v = pd.to_numeric(rows[prefix + col], errors="coerce").to_numpy(float)
-    return float(np.median(np.where(np.isnan(v), np.inf, v)))
+    return float(np.max(np.where(np.isnan(v), np.inf, v)))                  # every seed must reach q* (see above)
 
 def _main_design(d: pd.DataFrame) -> pd.DataFrame:
     "The rows of the corpus design with the most seeds (a profile's main design; design-search variants have fewer)."
@@ -406,17 +439,20 @@ def _a_units(t: pd.DataFrame, testable: bool = True) -> pd.DataFrame:
     return d[~d.at_ceiling.fillna(False).astype(bool)] if testable and "at_ceiling" in d else d
 
 def catch_up(t: pd.DataFrame) -> Outcome:
-    "A3b: units (run, phenomenon) with the exposed split first; success = a sustained unexposed crossing observed."
+    """A3b: units (run, phenomenon) with the exposed split first; success = a sustained unexposed crossing observed.
+    The phenomena of a run are not independent trials: each run's share caught up, minus ½, is one unit of a
+    signed-rank test over runs (`paired_shift` with `cluster`); `mde` is a share above ½."""
     d = _a_units(t)
     first = d[(d.delta_t > 0) | (d.censored == "unexposed")]
     if not len(first): return Outcome(status="not measured", n="0 units with the exposed split first")
     k = int(first.s_step_unexposed.notna().sum())
-    r = binomial_test(k, len(first), 0.5)
-    return Outcome(n=f"{len(first)} (run, phenomenon) units with the exposed split first",
-                   budget=f"{first.last_step.max():.0f} steps",
-                   effect=f"{k}/{len(first)} caught up (sustained), rate {r['estimate']:.2f} [{r['ci'][0]:.2f}, "
-                          f"{r['ci'][1]:.2f}] vs 0.5", p=r["p_two_sided"], in_direction=bool(r["estimate"] > 0.5),
-                   mde=lambda alpha: mde_binomial(len(first), 0.5, alpha), short=f"{k}/{len(first)} caught up")
+    o = paired_shift(lambda x: x, lambda x: x.s_step_unexposed.notna().astype(float) - 0.5,
+                     unit="(run, phenomenon) units with the exposed split first", fmt="+.2f", cluster=["run_id"],
+                     cluster_unit="runs")(first)
+    o.budget = f"{first.last_step.max():.0f} steps"
+    o.effect = f"{k}/{len(first)} caught up (sustained); per run, the share caught up minus ½: {o.effect}"
+    o.short = f"{k}/{len(first)} caught up, {o.n.split()[0]} runs"
+    return o
 
 def _a1(key: str) -> Claim:
     uid, name = A_PHENOMENA[key]
@@ -441,34 +477,38 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
     Claim("A2", "A", "the delay is significant (p < 0.05) in five phenomena", "the five A1 rows", A_TABLE, None,
           kind="derived", derive=_a2, figure="grokking_delta_t.png", command=A_CMD),
     Claim("A3a", "A", "the delay is tied to verbatim exposure of the phrase", "accuracy of phrases seen ≥ 5 times "
-          "minus unseen ones at equal step, per (run, testable phenomenon); signed-rank", A_TABLE,
-          paired_shift(_a_units, lambda d: d.dose_top, unit="(run, phenomenon) units", fmt="+.3f"),
+          "minus unseen ones at equal step, per (run, testable phenomenon), averaged per run; signed-rank over runs",
+          A_TABLE, paired_shift(_a_units, lambda d: d.dose_top, unit="(run, phenomenon) units", fmt="+.3f",
+                                cluster=["run_id"], cluster_unit="runs"),
           of_interest=0.05, of_interest_text="5 accuracy points", figure="grokking_dose.png", command=A_CMD),
     Claim("A3b", "A", "the unexposed split still generalizes later (delayed generalization)",
           "share of units with the exposed split first whose unexposed split reaches a sustained 0.8 within the "
-          "window; exact binomial against ½", A_TABLE, catch_up, of_interest=0.9,
-          of_interest_text="a catch-up rate of 0.9", figure="grokking_accuracy_splits.png", command=A_CMD),
+          "window, per run, minus ½; signed-rank over runs", A_TABLE, catch_up, of_interest=0.4,
+          of_interest_text="a catch-up rate of 0.9 (0.4 above ½)", figure="grokking_accuracy_splits.png",
+          command=A_CMD),
     Claim("A4", "A", "the AUROC of grammatical concept vectors rises during pre-training",
-          "held-out probe AUROC at the last minus the first analysed checkpoint, per (run, phenomenon); signed-rank",
-          A_TABLE, paired_shift(lambda t: _a_units(t, False), lambda d: d.auroc_last - d.auroc_first,
-                                unit="(run, phenomenon) units"),
+          "held-out probe AUROC at the last minus the first analysed checkpoint, per (run, phenomenon), averaged per "
+          "run; signed-rank over runs", A_TABLE,
+          paired_shift(lambda t: _a_units(t, False), lambda d: d.auroc_last - d.auroc_first,
+                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
           of_interest=0.05, of_interest_text="+0.05 AUROC", figure="grokking_concepts.png", command=A_CMD),
     Claim("A5", "A", "after the transition the effective rank of the concept vectors rises",
-          "log(effective rank after / before the phenomenon's transition), per (run, phenomenon); signed-rank",
-          A_TABLE, paired_shift(lambda t: _a_units(t, False), lambda d: np.log(d.erank_after / d.erank_before),
-                                unit="(run, phenomenon) units"),
+          "log(effective rank after / before the phenomenon's transition), per (run, phenomenon), averaged per run; "
+          "signed-rank over runs", A_TABLE,
+          paired_shift(lambda t: _a_units(t, False), lambda d: np.log(d.erank_after / d.erank_before),
+                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
           of_interest=math.log(1.1), of_interest_text="a 10% rise", figure="grokking_concepts.png", command=A_CMD),
     Claim("A6", "A", "critical→context attention rises in a few specific heads, not uniformly",
           "rise of the top-3 heads (ranked on half A of the phrases) minus the mean head's rise, measured on half B, "
-          "around the transition, per (run, phenomenon); signed-rank", A_TABLE,
+          "around the transition, per (run, phenomenon), averaged per run; signed-rank over runs", A_TABLE,
           paired_shift(lambda t: _a_units(t, False), lambda d: d.heads_b_top - d.heads_b_all,
-                       unit="(run, phenomenon) units"),
+                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
           of_interest=0.02, of_interest_text="+0.02 attention mass", figure="grokking_heads.png", command=A_CMD),
     Claim("A7", "A", "those heads are phenomenon-specific (different heads for different phenomena)",
           "split-half Jaccard of a phenomenon's top heads minus their mean Jaccard with other phenomena' top heads, "
-          "per (run, phenomenon); signed-rank", A_TABLE,
+          "per (run, phenomenon), averaged per run; signed-rank over runs", A_TABLE,
           paired_shift(lambda t: _a_units(t, False), lambda d: d.j_split_half - d.j_between,
-                       unit="(run, phenomenon) units"),
+                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
           of_interest=0.2, of_interest_text="+0.2 Jaccard", figure="grokking_heads.png", command=A_CMD),
 ]
 
@@ -507,7 +547,8 @@ def _suite_trend(t: pd.DataFrame) -> Outcome:
     d = t[t["size"].isin(list(SUITE_ORDER))].assign(order=lambda x: x["size"].map(SUITE_ORDER),
                                                      emerged=lambda x: x.emergence_step.notna().astype(float))
     if d["size"].nunique() < 2: return Outcome(status="not measured", n=f"{d['size'].nunique()} size(s)")
-    return trend(lambda x: x, "order", "emerged", strata=["task"], unit="(member, task) searches")(d)
+    return trend(lambda x: x, "order", "emerged", strata=["task"], unit="(member, task) searches",
+                 clusters=["size", "seed"])(d)
 
 def _search_cost(t: pd.DataFrame) -> Outcome:
     "B3: the emergence search, a method: checkpoints loaded by the binary search vs a linear scan."
@@ -520,9 +561,12 @@ def _onset_coincides(t: pd.DataFrame) -> Outcome:
     if t is None or not len(t): return Outcome(status="not measured")
     d = t.dropna(subset=["lag_checkpoints"])
     if not len(d) or "n_checkpoints" not in d: return Outcome(status="not measured", n=f"{len(d)} emergences")
+    d = d.assign(n_classes=d.groupby(["size", "seed", "task"]).lag_checkpoints.transform("size"))
     d = d.sort_values("lag_checkpoints", key=abs).drop_duplicates(["size", "seed", "task"])   # the nearer class
     k, n = int((d.lag_checkpoints.abs() <= 1).sum()), len(d)
-    p0 = float(np.mean(np.minimum(1.0, 3.0 / d.n_checkpoints)))
+    # chance: each class's onset at a random checkpoint is within one of the emergence with probability <= 3/n; the
+    # nearer of m classes is within one with probability 1 - (1 - 3/n)^m
+    p0 = float(np.mean(1.0 - (1.0 - np.minimum(1.0, 3.0 / d.n_checkpoints)) ** d.n_classes))
     r = binomial_test(k, n, p0)
     return Outcome(n=f"{n} emergences with an onset", effect=f"{k}/{n} within one checkpoint, rate {r['estimate']:.2f} "
                    f"[{r['ci'][0]:.2f}, {r['ci'][1]:.2f}] vs {p0:.2f} for an onset placed at random",
@@ -537,7 +581,8 @@ CLAIMS_B = [
           _mixed_cells, kind="existence", figure="emergence_pass_rate.png", command=B_CMD_S),
     Claim("B2", "B", "larger models acquire the capabilities more reliably",
           "emergence within the training run (0/1) per (member, task), increasing with the size; Jonckheere within "
-          "task", B_SUITE, _suite_trend, figure="emergence_pass_rate.png", command=B_CMD_S),
+          "task, members (size, seed) relabelled as units", B_SUITE, _suite_trend, figure="emergence_pass_rate.png",
+          command=B_CMD_S),
     Claim("B2r", "B", "larger models acquire the capabilities more reliably: real Pythia checkpoints (70M–12B), BLiMP",
           "BLiMP paradigms whose accuracy stays ≥ 0.8 from some checkpoint to step 143k (0/1 per model and paradigm), "
           "rising with log10 parameters; Jonckheere within paradigm; standard (not deduplicated) Pythia",
@@ -551,12 +596,13 @@ CLAIMS_B = [
           kind="method", figure="emergence_search_cost.png", command=B_CMD_S),
     Claim("B4", "B", "emergence coincides with the abrupt learning of a task-relevant attention pattern",
           "share of emergences whose induction or previous-token head onset lies within one checkpoint, against the "
-          "share a randomly placed onset would have; exact binomial", B_LAGS, _onset_coincides,
+          "share the nearer of randomly placed onsets would have; exact binomial", B_LAGS, _onset_coincides,
           figure="emergence_head_classes.png", command=B_CMD_S),
     Claim("B5", "B", "patching a few causal heads' attention from after emergence recovers most of the gap",
-          "held-out recovery of the top-K heads (ranked on the other half of the prompts) minus ½, per emergence; "
-          "signed-rank", B_PATCH,
-          paired_shift(lambda t: t, lambda d: d.top_k_recovery - 0.5, unit="emergences", fmt="+.2f"),
+          "held-out recovery of the top-K heads (ranked on the other half of the prompts) minus ½, per emergence, "
+          "averaged per model; signed-rank over models", B_PATCH,
+          paired_shift(lambda t: t, lambda d: d.top_k_recovery - 0.5, unit="emergences", fmt="+.2f",
+                       cluster=["size", "seed"], cluster_unit="models"),
           of_interest=0.25, of_interest_text="recovery 0.75", figure="emergence_recovery.png", command=B_CMD_S),
     _steps_claim("B6", "the difficulty is set jointly by context length and sparsity: at S 8, s = 2 is harder than "
                  "s = 1", "steps to solve (censored), s = 1 vs s = 2 at S 8, 4 heads of 16", B_HEADS,
@@ -651,6 +697,14 @@ def _top_t(t: pd.DataFrame, cs=None, wd=None) -> pd.DataFrame:
     p = strength_pairs(d, hi, cs, by=("weight_decay",) if "weight_decay" in d else ())
     return p if wd is None else p[np.isclose(p.weight_decay, wd)]
 
+def _log_ratio(num, den) -> np.ndarray:
+    """log(num / den) of a tax that can vanish: -inf where den > 0 >= num (the tax removed or reversed, the largest
+    possible reduction: dropping such a unit would drop the strongest evidence), NaN where den <= 0 or a value is
+    missing (no tax to reduce)."""
+    n, d = np.asarray(num, float), np.asarray(den, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.isnan(n) | ~(d > 0), np.nan, np.where(n > 0, np.log(n / d), -np.inf))
+
 def _pivot(t: pd.DataFrame, cond_col: str, key: str, value: str) -> pd.DataFrame:
     return t.pivot_table(index=key, columns=cond_col, values=value, aggfunc="mean")
 
@@ -687,47 +741,55 @@ CLAIMS_C = [
           figure="compartments_capacity.png", command=C_CMD.format("capacity")),
     Claim("C3", "C", "initializing with the base embeddings duplicated reaches the sample efficiency of c = 1",
           "log steps ratio of duplicated-init runs to their c = 1 reference (0: as efficient; a slowdown contradicts "
-          "the claim), per (c, seed); signed-rank", C_INIT,
-          paired_shift(lambda t: t[t.init == "duplicate"] if "init" in t else None, lambda d: np.log(d.ratio),
-                       positive=False, unit="(c, seed) runs", fmt="+.2f"),
+          "the claim; a run that never reached the loss gives a lower bound), per (c, seed), averaged over the runs "
+          "that share a c = 1 reference; signed-rank over references",
+          C_INIT, paired_shift(lambda t: t[t.init == "duplicate"] if "init" in t else None, lambda d: np.log(d.ratio),
+                               positive=False, unit="(c, seed) runs", fmt="+.2f", cluster=["ref_run_id"],
+                               cluster_unit="c = 1 references", lower=lambda d: d.censored.fillna(False).astype(bool)),
           of_interest=math.log(2), of_interest_text="a 2× slowdown", figure="compartments_init.png",
           command=C_CMD.format("init")),
     Claim("C4", "C", "a trained c = 1 model duplicated into c compartments resumes at its plateau without overhead",
           "final within-compartment loss after post-hoc duplication minus the c = 1 continuation (0: no overhead), "
-          "per (c, seed); signed-rank", C_POSTHOC,
-          paired_shift(lambda t: t, lambda d: d.gap_to_c1, positive=False, unit="(c, seed) runs"),
+          "per (c, seed), averaged over the runs that share a c = 1 continuation; signed-rank over continuations",
+          C_POSTHOC, paired_shift(lambda t: t, lambda d: d.gap_to_c1, positive=False, unit="(c, seed) runs",
+                                  cluster=["size", "seed", "steps", "pretrain_steps"],
+                                  cluster_unit="c = 1 continuations"),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_posthoc.png",
           command=C_CMD.format("posthoc")),
     Claim("C5", "C", "with paired translation data the model learns to translate, yet the compartments still "
           "compete (the tax remains)", "final-loss tax at the highest translation fraction, where translation is "
-          "learned, at equal plain-text exposure; per (c, seed, decay); signed-rank", C_TRANS,
-          paired_shift(lambda t: (lambda p: p[_learned(p)])(_top_t(t)), lambda d: d.final_gap, unit="runs"),
+          "learned, at equal plain-text exposure; per (c, seed, decay), averaged over the runs that share a c = 1 "
+          "reference; signed-rank over references", C_TRANS,
+          paired_shift(lambda t: (lambda p: p[_learned(p)])(_top_t(t)), lambda d: d.final_gap, unit="runs",
+                       cluster=["ref_run_id"], cluster_unit="c = 1 references"),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_threshold_translation_fraction.png",
           command=C_CMD.format("trans")),
     Claim("C6", "C", "breaking the plateau needs a high translation fraction and high c (e.g. c = 8): a threshold",
           "log of the tax at the highest t over the tax at t = 0, minus log ½, at c = 8 (below 0: the tax halved), "
-          "per (seed, decay); signed-rank", C_TRANS,
-          paired_shift(lambda t: _top_t(t, [8]), lambda d: np.log(d.final_gap / d.final_gap_0) - math.log(0.5),
+          "per (seed, decay), a tax removed or reversed at -inf; signed-rank", C_TRANS,
+          paired_shift(lambda t: _top_t(t, [8]), lambda d: _log_ratio(d.final_gap, d.final_gap_0) - math.log(0.5),
                        positive=False, unit="runs", fmt="+.2f"),
           of_interest=math.log(2), of_interest_text="the tax halved again", command=C_CMD.format("trans"),
           figure="compartments_threshold_translation_fraction.png"),
     Claim("C7", "C", "aggressive weight decay speeds the transition and moves the threshold to lower c (8 → 6)",
           "at c = 6: log of the tax ratio (highest t over t = 0) at weight decay 1.0 minus at 0.1, per seed; "
-          "signed-rank", C_TRANS,
+          "a tax removed at -inf; signed-rank", C_TRANS,
           paired_shift(lambda t: (lambda p: (lambda a, b: a.merge(b, on=["size", "steps", "c", "seed"],
                                                                     suffixes=("", "_wd01")))(
                            p[np.isclose(p.weight_decay, 1.0)], p[np.isclose(p.weight_decay, 0.1)]))(_top_t(t, [6]))
                        if len(_trans(t)) else None,
-                       lambda d: np.log(d.final_gap / d.final_gap_0) - np.log(d.final_gap_wd01 / d.final_gap_0_wd01),
+                       lambda d: (_log_ratio(d.final_gap, d.final_gap_0)
+                                  - _log_ratio(d.final_gap_wd01, d.final_gap_0_wd01)),
                        positive=False, unit="seeds", fmt="+.2f"),
           of_interest=math.log(2), of_interest_text="the ratio halved", command=C_CMD.format("trans"),
           figure="compartments_threshold_translation_fraction.png"),
     Claim("C8", "C", "contrastive alignment (InfoNCE) recovers a substantial part of the tax at c = 6 and 8",
           "log of the final-loss tax at λ = 0.1 (where top-1 retrieval is complete) over λ = 0, at c = 6 and 8, per "
-          "(c, seed); signed-rank", C_INFONCE,
+          "(c, seed), a tax removed at -inf, averaged over the runs that share a c = 1 reference; signed-rank over "
+          "references", C_INFONCE,
           paired_shift(lambda t: strength_pairs(t[t.param == "infonce_weight"], 0.1, [6, 8]) if "param" in t else None,
-                       lambda d: np.log(d.final_gap / d.final_gap_0), positive=False, unit="(c, seed) runs",
-                       fmt="+.2f"),
+                       lambda d: _log_ratio(d.final_gap, d.final_gap_0), positive=False, unit="(c, seed) runs",
+                       fmt="+.2f", cluster=["ref_run_id"], cluster_unit="c = 1 references"),
           of_interest=math.log(2), of_interest_text="half the tax recovered",
           figure="compartments_threshold_infonce_weight.png", command=C_CMD.format("infonce2")),
     Claim("C9", "C", "a shared tokenizer performs close to the compartmentalized baseline (little cross-language "

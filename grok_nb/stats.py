@@ -13,7 +13,8 @@ from .core import check
 # %% auto #0
 __all__ = ['VERDICTS', 'as_censored', 'earlier', 'concordance', 'gehan_test', 'hodges_lehmann', 'signed_rank_test',
            'binomial_test', 'fisher_test', 'trend_test', 'fisher_combine', 'holm', 'power_gehan', 'mde_ratio',
-           'power_binomial', 'mde_binomial', 'power_fisher', 'mde_fisher', 'power_signed_rank', 'mde_shift', 'verdict']
+           'censored_lognormal', 'power_binomial', 'mde_binomial', 'power_fisher', 'mde_fisher', 'power_signed_rank',
+           'mde_shift', 'verdict']
 
 # %% ../nbs/07_stats.ipynb #6bb82232
 def as_censored(values: Sequence, censored: Sequence | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -168,15 +169,24 @@ def fisher_test(k_a: int, n_a: int, k_b: int, n_b: int, alternative: str = "grea
 
 # %% ../nbs/07_stats.ipynb #85bb68ab
 def trend_test(values, groups, censored=None, strata=None, alternative: str = "increasing", n_perm: int = 20_000,
-               seed: int = 0) -> dict:
+               seed: int = 0, clusters=None) -> dict:
     """Jonckheere–Terpstra test that `values` increase (or decrease) with the ordered `groups` (numbers), right
-    censoring allowed, relabelling within `strata`. `p`, `p_increasing`, `p_decreasing`, `p_two_sided`,
-    `statistic` (positive = increasing), `n`."""
+    censoring allowed, relabelling within `strata`. `clusters` (optional, one id per value): values of one cluster
+    (e.g. one model scored on several tasks) share their group and are relabelled together, not as independent
+    units; the clusters' groups are permuted within the strata when each cluster lies in one stratum, else among
+    all clusters (the strata then only choose which pairs are compared). `p`, `p_increasing`, `p_decreasing`,
+    `p_two_sided`, `statistic` (positive = increasing), `n`, `n_clusters`."""
     check(alternative in ("increasing", "decreasing"), f"trend_test: alternative must be 'increasing' or 'decreasing'")
     v, c = as_censored(values, censored)
     g = np.asarray(groups, float)
     s = np.zeros(len(v), int) if strata is None else np.unique(np.asarray(strata), return_inverse=True)[1]
     check(len(g) == len(v) == len(s), "trend_test: values, groups and strata need one entry each")
+    cl = np.arange(len(v)) if clusters is None else np.unique(np.asarray(clusters), return_inverse=True)[1]
+    check(len(cl) == len(v), "trend_test: clusters need one entry per value")
+    first = np.unique(cl, return_index=True)[1]                       # a row of each cluster
+    gk, sk = g[first], s[first]
+    check(bool((gk[cl] == g).all()), "trend_test: the values of a cluster must share their group")
+    if not (sk[cl] == s).all(): sk = np.zeros(len(first), int)        # clusters across strata: permute them all
     E = earlier(v, c)
     same = s[:, None] == s[None, :]
     D = (E - E.T) * same                                              # +1: i definitely before j (same stratum)
@@ -187,14 +197,14 @@ def trend_test(values, groups, censored=None, strata=None, alternative: str = "i
     rng = np.random.default_rng(seed)
     null = np.empty(n_perm)
     for k in range(n_perm):
-        gp = g.copy()
-        for u in np.unique(s):
-            idx = np.flatnonzero(s == u)
-            gp[idx] = g[idx][rng.permutation(len(idx))]
-        null[k] = stat(gp)
+        gp = gk.copy()
+        for u in np.unique(sk):
+            idx = np.flatnonzero(sk == u)
+            gp[idx] = gk[idx][rng.permutation(len(idx))]
+        null[k] = stat(gp[cl])
     p_inc, p_dec = _perm_p(null, obs, "ge", False), _perm_p(null, obs, "le", False)
     return dict(p=p_inc if alternative == "increasing" else p_dec, p_increasing=p_inc, p_decreasing=p_dec,
-                p_two_sided=min(1.0, 2 * min(p_inc, p_dec)), statistic=obs, n=len(v))
+                p_two_sided=min(1.0, 2 * min(p_inc, p_dec)), statistic=obs, n=len(v), n_clusters=len(first))
 
 # %% ../nbs/07_stats.ipynb #13f01be6
 def fisher_combine(pvalues: Sequence[float]) -> float:
@@ -245,6 +255,34 @@ def mde_ratio(n_a: int, n_b: int, log_sd: float, budget: float | None = None, me
     "The smallest steps ratio (b over a) the one-sided Gehan test detects with `power` (inf if none up to 1,000)."
     grid = np.exp(np.linspace(0, math.log(1000), 61))[1:]
     return _bisect_grid(grid, lambda r: power_gehan(n_a, n_b, r, log_sd, budget, median_b, alpha, n_sim, seed), power)
+
+# %% ../nbs/07_stats.ipynb #f3c0d9a2
+def censored_lognormal(groups: Sequence[tuple], sd0: float = 0.5) -> dict:
+    """Maximum-likelihood log-normal fit of right-censored steps, one median per group and a common spread:
+    `groups` is a list of `(values, censored)`. Returns `mu` (log-median per group; +inf for a group with no observed
+    value, whose median is only known to lie beyond its bounds), `sd` (the MLE of the log-scale sd), `sd_adj` (times
+    sqrt(n_obs / (n_obs - g)) for the g medians fitted, as a sample sd; inf when n_obs <= g) and `n_observed`. Fitted
+    to the observed values alone, a censored group's median and spread come out too small: a too-optimistic power."""
+    data = [as_censored(v, c) for v, c in groups]
+    logs = [(np.log(v), c) for v, c in data]
+    fit = [i for i, (_, c) in enumerate(logs) if (~c).any()]
+    n_obs = int(sum((~c).sum() for _, c in logs))
+    mu = np.full(len(logs), np.inf)
+    if not fit: return dict(mu=mu, sd=math.nan, sd_adj=math.inf, n_observed=0)
+    def nll(theta):
+        s = math.exp(theta[-1])
+        out = 0.0
+        for m, i in zip(theta[:-1], fit):
+            y, c = logs[i]
+            out -= _st.norm.logpdf(y[~c], m, s).sum() + _st.norm.logsf(y[c], m, s).sum()
+        return out
+    start = [float(logs[i][0][~logs[i][1]].mean()) for i in fit] + [math.log(sd0)]
+    from scipy.optimize import minimize
+    res = minimize(nll, start, method="Nelder-Mead", options=dict(xatol=1e-8, fatol=1e-10, maxiter=20_000))
+    mu[fit] = res.x[:-1]
+    sd = float(math.exp(res.x[-1]))
+    return dict(mu=mu, sd=sd, sd_adj=sd * math.sqrt(n_obs / (n_obs - len(fit))) if n_obs > len(fit) else math.inf,
+                n_observed=n_obs)
 
 # %% ../nbs/07_stats.ipynb #fc4e17d9
 def power_binomial(n: int, p0: float, p1: float, alpha: float = 0.025) -> float:
