@@ -337,12 +337,13 @@ def profile_c_init_jobs() -> list[tuple[str, dict]]:
 BIO_QA_EQUAL = {"bio": 336, "qa": 64}     # steps that give a one-format run the joint run's tokens of it (84% / 16%)
 
 def profile_c_cases_jobs() -> list[tuple[str, dict]]:
-    """Study C's case studies (80 runs): the two languages (embedded and en/zh, 5 seeds) and biographies/QA (10 seeds):
+    """Study C's case studies (90 runs): the two languages (real en/zh at 10 seeds, the embedded pair at 5) and
+    biographies/QA (10 seeds):
     the four conditions at 400 steps, and each format alone for the steps that give it the joint run's exposure to
     it (`BIO_QA_EQUAL`: biographies are 84% of the joint corpus's bytes, QA 16%)."""
     L = dict(COMPARTMENTS_DEMO, case="bilingual")
     B = dict(case="bio_qa", steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
-    bil = [{**L, "corpus": corpus, "seed": s, **tk} for corpus in ("zh", "embedded") for s in range(5)
+    bil = [{**L, "corpus": corpus, "seed": s, **tk} for corpus, n in (("zh", 10), ("embedded", 5)) for s in range(n)
            for tk in ({"tokenizer": "shared", "c": 1, "base_vocab": 2048}, {"tokenizer": "disjoint", "c": 2})]
     bio = [{**B, "corpus": corpus, "c": c, "seed": s} for corpus, c in (("joint", 2), ("joint", 1), ("bio", 1),
                                                                       ("qa", 1)) for s in range(10)]

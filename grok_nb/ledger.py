@@ -22,8 +22,8 @@ __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_H
            'C_POSTHOC', 'C_TRANS', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS',
            'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'save_table', 'table_path', 'load_table', 'Outcome',
            'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'evaluate_ledger',
-           'detectable_delta', 'exposure_delay', 'first_measured', 'strength_pairs', 'catch_up', 'run_set_info',
-           'readme_table', 'study_page', 'write_ledger']
+           'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up',
+           'run_set_info', 'readme_table', 'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -405,6 +405,22 @@ def exposure_delay(phenomenon: str, crossing: str = "first", design: str | None 
     return evaluate
 
 # %% ../nbs/92_ledger.ipynb #2bcbcb9f
+def all_of(*evaluates: Callable) -> Callable:
+    """An `evaluate` for a claim that needs every one of `evaluates`' comparisons in the paper's direction (an
+    intersection–union test: its one-sided p is the largest of theirs); it is contradicted when any one goes
+    significantly the other way (the union of those, Bonferroni-corrected)."""
+    def evaluate(t):
+        os = [ev(t) for ev in evaluates]
+        bad = next((o for o in os if o.status is not None or o.p is None), None)
+        if bad is not None: return bad
+        one = [(o.p / 2, 1 - o.p / 2) if o.in_direction else (1 - o.p / 2, o.p / 2) for o in os]   # (for, against)
+        p_for, p_against = max(f for f, _ in one), min(1.0, len(os) * min(a for _, a in one))
+        return Outcome(n=" and ".join(o.n for o in os), budget=os[0].budget, effect=" | ".join(o.effect for o in os),
+                       p=min(1.0, 2 * min(p_for, p_against)), in_direction=bool(p_for <= p_against),
+                       mde=lambda alpha: max(o.mde(alpha) for o in os), short=" | ".join(o.short for o in os),
+                       detail="every comparison must hold (intersection–union)")
+    return evaluate
+
 def first_measured(*evaluates: Callable) -> Callable:
     "An `evaluate` returning the first of `evaluates`' outcomes that is measured (else the last one's)."
     def evaluate(t):
@@ -608,10 +624,13 @@ CLAIMS_B = [
                  "s = 1", "steps to solve (censored), s = 1 vs s = 2 at S 8, 4 heads of 16", B_HEADS,
                  dict(LM, n_cells=8, sparsity=1, **H4), dict(LM, n_cells=8, sparsity=2, **H4),
                  figure="sparse_attention_vs_sparsity.png", command=B_CMD_H),
-    _steps_claim("B7", "patterns of intermediate sparsity are the hardest", "steps to solve (censored): the densest "
-                 "pattern run (s = 6 of S 8) against the intermediate s = 4, which the claim says is harder",
-                 B_HEADS, dict(LM, n_cells=8, sparsity=6, **H4), dict(LM, n_cells=8, sparsity=4, **H4),
-                 figure="sparse_attention_vs_sparsity.png", command=B_CMD_H),
+    Claim("B7", "B", "patterns of intermediate sparsity are the hardest", "steps to solve (censored) at S 8: the "
+          "intermediate s = 4 against both a sparser (s = 2) and a denser (s = 6) pattern; it must be the later in "
+          "both (intersection–union)", B_HEADS,
+          all_of(censored_steps(dict(LM, n_cells=8, sparsity=2, **H4), dict(LM, n_cells=8, sparsity=4, **H4)),
+                 censored_steps(dict(LM, n_cells=8, sparsity=6, **H4), dict(LM, n_cells=8, sparsity=4, **H4))),
+          of_interest=2.0, of_interest_text="a steps ratio of 2", figure="sparse_attention_vs_sparsity.png",
+          command=B_CMD_H),
     _steps_claim("B8", "longer context (larger S) makes learning much harder", "steps to solve (censored), S 8 vs "
                  "S 12 at s = 2, 4 heads of 16", B_HEADS, dict(LM, n_cells=8, sparsity=2, **H4),
                  dict(LM, n_cells=12, sparsity=2, **H4), figure="sparse_attention_vs_n_cells.png",
@@ -740,21 +759,25 @@ CLAIMS_C = [
           "(model, seed)", C_CAP, trend(lambda t: t, "c", "final", strata=["size", "steps", "seed"], unit="runs"),
           figure="compartments_capacity.png", command=C_CMD.format("capacity")),
     Claim("C3", "C", "initializing with the base embeddings duplicated reaches the sample efficiency of c = 1",
-          "log steps ratio of duplicated-init runs to their c = 1 reference (0: as efficient; a slowdown contradicts "
-          "the claim; a run that never reached the loss gives a lower bound), per (c, seed), averaged over the runs "
-          "that share a c = 1 reference; signed-rank over references",
-          C_INIT, paired_shift(lambda t: t[t.init == "duplicate"] if "init" in t else None, lambda d: np.log(d.ratio),
+          "non-inferiority: log steps ratio of duplicated-init runs to their c = 1 reference minus log 1.5 (below 0: "
+          "within 1.5× of c = 1's steps, as the claim says; above 0: slower than that, against it; a run that never "
+          "reached the loss gives a lower bound), per (c, seed), averaged over the runs that share a c = 1 "
+          "reference; signed-rank over references",
+          C_INIT, paired_shift(lambda t: t[t.init == "duplicate"] if "init" in t else None,
+                               lambda d: np.log(d.ratio) - math.log(1.5),
                                positive=False, unit="(c, seed) runs", fmt="+.2f", cluster=["ref_run_id"],
                                cluster_unit="c = 1 references", lower=lambda d: d.censored.fillna(False).astype(bool)),
-          of_interest=math.log(2), of_interest_text="a 2× slowdown", figure="compartments_init.png",
+          of_interest=math.log(1.5), of_interest_text="the margin itself (as efficient as c = 1)",
+          figure="compartments_init.png",
           command=C_CMD.format("init")),
     Claim("C4", "C", "a trained c = 1 model duplicated into c compartments resumes at its plateau without overhead",
-          "final within-compartment loss after post-hoc duplication minus the c = 1 continuation (0: no overhead), "
-          "per (c, seed), averaged over the runs that share a c = 1 continuation; signed-rank over continuations",
-          C_POSTHOC, paired_shift(lambda t: t, lambda d: d.gap_to_c1, positive=False, unit="(c, seed) runs",
+          "non-inferiority: final within-compartment loss after post-hoc duplication minus the c = 1 continuation, "
+          "minus a margin of 0.05 nats (below 0: no overhead beyond the margin, as the claim says), per (c, seed), "
+          "averaged over the runs that share a c = 1 continuation; signed-rank over continuations",
+          C_POSTHOC, paired_shift(lambda t: t, lambda d: d.gap_to_c1 - 0.05, positive=False, unit="(c, seed) runs",
                                   cluster=["size", "seed", "steps", "pretrain_steps"],
                                   cluster_unit="c = 1 continuations"),
-          of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_posthoc.png",
+          of_interest=0.05, of_interest_text="the margin itself (no overhead)", figure="compartments_posthoc.png",
           command=C_CMD.format("posthoc")),
     Claim("C5", "C", "with paired translation data the model learns to translate, yet the compartments still "
           "compete (the tax remains)", "final-loss tax at the highest translation fraction, where translation is "
@@ -793,10 +816,14 @@ CLAIMS_C = [
           of_interest=math.log(2), of_interest_text="half the tax recovered",
           figure="compartments_threshold_infonce_weight.png", command=C_CMD.format("infonce2")),
     Claim("C9", "C", "a shared tokenizer performs close to the compartmentalized baseline (little cross-language "
-          "sharing)", "bits/byte (within compartment, mean over the two languages) of the shared tokenizer minus the "
-          "disjoint pair at equal total vocabulary, per (corpus, seed); above 0: sharing does not help", C_BIL,
-          paired_shift(_bilingual, lambda d: d.shared - d.disjoint, unit="(corpus, seed) pairs", fmt="+.3f"),
-          of_interest=0.05, of_interest_text="0.05 bits/byte", figure="compartments_bilingual_embedded.png",
+          "sharing)", "non-inferiority: the benefit of sharing, bits/byte (within compartment, mean over the two "
+          "languages) of the disjoint pair minus the shared tokenizer at equal total vocabulary, minus a margin of "
+          "0.05 (below 0: sharing helps by less than the margin, as the claim says), per seed, on the real English / "
+          "Chinese samples (the embedded two-lexicon pair is a stand-in, not pooled with them)", C_BIL,
+          paired_shift(lambda t: (lambda b: None if b is None else b[b.p_corpus == "zh"])(_bilingual(t)),
+                       lambda d: d.disjoint - d.shared - 0.05, positive=False, unit="seeds", fmt="+.3f"),
+          of_interest=0.05, of_interest_text="the margin itself (no benefit)",
+          figure="compartments_bilingual_zh.png",
           command=C_CMD.format("cases")),
     Claim("C10", "C", "trained jointly with a shared tokenizer, the model does worse on biographies than on that "
           "format alone", "final biography loss, joint (shared) minus biographies alone trained on the joint run's "
