@@ -385,6 +385,7 @@ def train(
 
 # %% ../nbs/04_train.ipynb #50a9e467
 import sys, re, pickle, signal, hashlib, subprocess, inspect, importlib.machinery
+from collections import OrderedDict
 
 def _check_nproc(nproc, who: str):
     check(isinstance(nproc, (int, np.integer)) and not isinstance(nproc, bool) and nproc >= 1,
@@ -458,6 +459,44 @@ def _kill_group(proc, grace: float = 10.0):
         except subprocess.TimeoutExpired:
             pass
 
+@contextlib.contextmanager
+def _without_capture_hooks(model):
+    """The model without the output-capturing forward hooks transformers installs at its first forward pass that asks
+    for hidden states (an evaluation before training, say): they close over a `ContextVar`, which cannot be pickled.
+    The children install them again when they need them; here they are put back, in their order, after the block."""
+    saved = []
+    for m in model.modules():
+        hooks = OrderedDict(m._forward_hooks)
+        drop = [k for k, h in hooks.items() if getattr(h, "__qualname__", "").endswith("output_capturing_hook")]
+        flag = m.__dict__.pop("_output_capturing_hooks_installed", None)     # so that the children install them
+        if not drop and flag is None: continue
+        for k in drop: del m._forward_hooks[k]
+        saved.append((m, hooks, flag))
+    try: yield model
+    finally:
+        for m, hooks, flag in saved:
+            m._forward_hooks.clear()
+            m._forward_hooks.update(hooks)
+            if flag is not None: m._output_capturing_hooks_installed = flag
+
+def _register_outputs(model):
+    """Tell transformers which outputs (hidden states, attentions) `model`'s classes can capture: it records that when
+    a model is built (`PreTrainedModel.__init__`), and a model unpickled in a fresh process was never built there, so
+    its forward passes would return `hidden_states=None` (an extra loss or an evaluation that reads them fails)."""
+    try:
+        from transformers import PreTrainedModel
+        from transformers.utils.output_capturing import _CAN_RECORD_REGISTRY
+    except ImportError: return model
+    for m in model.modules():
+        if isinstance(m, PreTrainedModel): _CAN_RECORD_REGISTRY[m] = m._can_record_outputs
+    return model
+
+def _picklable(obj, cloudpickle) -> bool:
+    try:
+        cloudpickle.dumps(obj)
+        return True
+    except Exception: return False
+
 def _tail(path: Path, n: int = 30) -> str:
     if not path.exists(): return "(no log)"
     return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
@@ -513,7 +552,13 @@ def launch_train(
     try:
         if home is not None: model.to("cpu")                          # every rank unpickles its copy on the CPU
         for m in mods: cloudpickle.register_pickle_by_value(sys.modules[m])
-        with atomic_write(spec_file, "wb") as fh: cloudpickle.dump(spec, fh)
+        try:
+            with _without_capture_hooks(model), atomic_write(spec_file, "wb") as fh: cloudpickle.dump(spec, fh)
+        except Exception as e:                                         # name the piece that cannot travel
+            parts = {"model": model, "source": source, **{f"argument {k!r}": v for k, v in train_kwargs.items()}}
+            bad = [k for k, v in parts.items() if not _picklable(v, cloudpickle)]
+            raise GrokError(f"launch_train: cannot send {', '.join(bad) or 'the call'} to the torchrun processes "
+                            f"({type(e).__name__}: {e})") from e
     finally:
         for m in mods: cloudpickle.unregister_pickle_by_value(sys.modules[m])
         if home is not None: model.to(home)
@@ -577,6 +622,7 @@ def train_or_launch(model, source, steps: int, *, nproc: int = 1, nnodes: int = 
 def _launch_main(spec_file: str) -> None:
     "Entry point of each torchrun child: run the `train` call described by `spec_file` (written by `launch_train`)."
     with open(spec_file, "rb") as fh: spec = pickle.load(fh)
+    _register_outputs(spec["model"])
     world, rank, local_rank = _ddp_info()
     try:
         res = train(spec["model"], spec["source"], spec["steps"], **spec["kwargs"])
