@@ -19,7 +19,8 @@ project's English data folder — built in one process twice, with today's path 
 document, `build_store(encoder="hf")`) and with the word-cached encoder (`encoder="auto"`, `store.CachedEncoder`):
 tokens/s per process of each, their ratio, and that both stores hold the same tokens. Target: >= 0.5M tokens/s per
 process. The C4 sample alone (1,000 documents) is a cold start for the cache (37k distinct words in 445k); a large
-build reuses it more, so the encoder is also timed alone with its table filled. Each build runs --repeats times (best kept; the machine may be shared).
+build reuses it more, so the encoder is also timed alone with its table filled. Each build runs --repeats times
+(best kept; the machine may be shared).
 
 Usage: python bench/token_store.py [--tokens 50_000_000] [--memory-tokens 5_000_000] [--quick] [--bpe PATH [--bpe-only]]
 """
@@ -143,7 +144,8 @@ def main():
     common = dict(tokdir=str(tokdir), corpus=str(corpus))
     rows = {}
     for n in (1, 2):
-        rows[f"build, {n} process(es)"] = child(py, {**common, "what": "build", "n_proc": n, "root": str(tmp / f"s{n}")})
+        rows[f"build, {n} process(es)"] = child(py, {**common, "what": "build", "n_proc": n,
+                                                     "root": str(tmp / f"s{n}")})
     b = rows["build, 1 process(es)"]
     rows["read"] = child(py, {**common, "what": "read", "path": b["path"], "scan_steps": 300})
     mem_docs = int(n_docs * a.memory_tokens / b["tokens"])
@@ -177,8 +179,8 @@ def bpe_compare(corpus: str, repeats: int) -> dict:
             for enc in ("hf", "auto")}
     hf, fast = rows["hf"], rows["auto"]
     same = (hf["token_sha"], hf["index_sha256"]) == (fast["token_sha"], fast["index_sha256"])
-    print(f"\nBPE store of {corpus} ({hf['docs']:,} documents, {hf['tokens']:,} tokens, vocabulary 8,192; one process, "
-          f"best of {repeats}):")
+    print(f"\nBPE store of {corpus} ({hf['docs']:,} documents, {hf['tokens']:,} tokens, vocabulary 8,192; "
+          f"one process, best of {repeats}):")
     print(f"  today's path (batch encoding, encoder='hf'): {hf['tokens_per_s'] / 1e6:6.3f} M tokens/s")
     print(f"  cached encoder (encoder='auto'):             {fast['tokens_per_s'] / 1e6:6.3f} M tokens/s   target >= 0.5")
     print(f"  ratio {fast['tokens_per_s'] / hf['tokens_per_s']:.2f}x; the same store: {same}")
