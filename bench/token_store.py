@@ -182,7 +182,8 @@ def bpe_compare(corpus: str, repeats: int) -> dict:
     print(f"\nBPE store of {corpus} ({hf['docs']:,} documents, {hf['tokens']:,} tokens, vocabulary 8,192; "
           f"one process, best of {repeats}):")
     print(f"  today's path (batch encoding, encoder='hf'): {hf['tokens_per_s'] / 1e6:6.3f} M tokens/s")
-    print(f"  cached encoder (encoder='auto'):             {fast['tokens_per_s'] / 1e6:6.3f} M tokens/s   target >= 0.5")
+    print(f"  cached encoder (encoder='auto'):             {fast['tokens_per_s'] / 1e6:6.3f} M tokens/s   "
+          "target >= 0.5")
     print(f"  ratio {fast['tokens_per_s'] / hf['tokens_per_s']:.2f}x; the same store: {same}")
     print(f"  the cached encoder alone, its word table filled (as through most of a large build): "
           f"{fast['warm_tokens_per_s'] / 1e6:.3f} M tokens/s ({fast['warm_tokens_per_s'] / hf['tokens_per_s']:.1f}x)")
