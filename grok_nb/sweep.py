@@ -118,8 +118,8 @@ PARAM_RULES: dict[str, dict[str, Rule]] = {
         head_window=Num(0, lo_open=True)),
     "emergence": dict(
         suite=OneOf("local", "pythia", "polypythia"), sizes=ListOf(Str(), unique=True)
-        & Rule(_sizes_ok, lambda: f"for suite 'local' among the presets {', '.join(_presets('pythia-'))}; for "
-               f"'pythia' among {', '.join(PYTHIA_SIZES)} (or <size>-deduped); for 'polypythia' among "
+        & Rule(_sizes_ok, lambda: f"local-suite sizes among the pythia-* presets ({', '.join(_presets('pythia-'))}); "
+               f"for suite 'pythia' among {', '.join(PYTHIA_SIZES)} (or <size>-deduped); for 'polypythia' among "
                f"{', '.join(POLYPYTHIA_SIZES)}"),
         seeds=ListOf(_NN, unique=True), tasks=Dict(OneOf(_tasks), Dict(Str()), min_len=1)
         & _rel(lambda v, p: all(Opt(_SHARE).ok(s.get("threshold")) for s in v.values()), "task thresholds in (0, 1]")
