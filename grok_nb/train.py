@@ -30,12 +30,13 @@ def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512
 def checkpoint_schedule(
     steps: int, every: int | None = None, at=None, pythia: bool = False, pythia_every: int | None = None
 ) -> list[int]:
-    """Union of: every `every` steps from step 0 (the initialisation), the explicit steps `at`, and (optionally) a
-    Pythia-shaped schedule; always includes `steps`."""
+    """Union of: every `every` steps (`every`, `2 * every`, ...: not step 0), the explicit steps `at` (list 0 there
+    to save the initialisation), and (optionally) a Pythia-shaped schedule (which starts at 0); always includes
+    `steps`."""
     check(every is None or (isinstance(every, (int, np.integer)) and not isinstance(every, bool) and every >= 1),
           f"checkpoint_every must be None or an int >= 1, got {every!r}")
     out = {steps}
-    if every: out |= set(range(0, steps + 1, every))
+    if every: out |= set(range(every, steps + 1, every))
     if at is not None:
         at = list(at)
         check(
@@ -252,8 +253,9 @@ def train(
     Every batch tensor is split by rows over DDP ranks and micro-batches, except those named in `source.shared_keys`.
 
     - `run_dir`: a `RunDir`/path; metrics go to `metrics.jsonl`, checkpoints to `checkpoints/step_XXXXXX/` at the
-      steps of `checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)`: every `checkpoint_every` steps from
-      step 0 (the initialisation), the steps listed in `checkpoint_steps`, and the last step.
+      steps of `checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)`: every `checkpoint_every` steps
+      (from `checkpoint_every` on), the steps listed in `checkpoint_steps` (0 there saves the initialisation, before
+      any update), and the last step.
       With `resume`, training continues from the last complete checkpoint (bit-identical on CPU), after removing a
       killed run's debris and the metrics it logged past that checkpoint (`checkpoint._tidy_run`, `_truncate_metrics`).
     - `extra_loss(model, batch, outputs) -> tensor | (tensor, dict)`: added to the LM loss (outputs carry hidden
