@@ -10,8 +10,7 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: demo test export clean docs docs-check bench install lint readme profile-a profile-b profile-c profile-c-long \
-	profile-c-long-seed1 profile-c-long-grid profile-c-long-grid-wd1 profile-c-capacity profile-c-infonce profile-c-tiers
+.PHONY: demo test export clean docs docs-check bench install lab lab-check lint readme
 
 # the install (.ci/install.sh): uv with this machine's pip configuration, pip if uv fails
 $(STAMP): setup.py settings.ini .ci/install.sh
@@ -20,11 +19,38 @@ $(STAMP): setup.py settings.ini .ci/install.sh
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
+# nbdev's hooks (nbdev_install_hooks): a Jupyter pre-save hook in ~/.jupyter that cleans a notebook every time
+# JupyterLab saves it (it acts because settings.ini has jupyter_hooks = True), so a notebook saved in Lab passes
+# `make test`'s sync check; in a plain clone also git's notebook merge driver and a post-merge nbdev_trust, pointed
+# at this venv's commands (a merge run outside the venv would otherwise find no nbdev_merge and conflict on every
+# notebook). In a git worktree (.git is a file) nbdev cannot write git hooks: there only the Jupyter hook is installed.
 install: $(STAMP)
+	if [ -d .git ]; then \
+	  $(BIN)/nbdev_install_hooks && \
+	  git config --file .gitconfig merge.nbdev-merge.driver "$(CURDIR)/$(BIN)/nbdev_merge %O %A %B %P" && \
+	  printf '#!/bin/bash\n"%s/nbdev_trust"\n' "$(CURDIR)/$(BIN)" > .git/hooks/post-merge; \
+	else $(BIN)/nbdev_install_hooks >/dev/null 2>&1 || echo "make install: a git worktree: nbdev's git hooks need a clone"; fi
+	grep -qs nbdev_clean_jupyter $(HOME)/.jupyter/jupyter_server_config.py || \
+	  { echo "make install: nbdev's clean-on-save hook is missing from ~/.jupyter/jupyter_server_config.py"; exit 1; }
+
+# JupyterLab in the venv, from the repository root, on 127.0.0.1:$(LAB_PORT) (open the URL with the token it prints;
+# --allow-root when run as root). Study notebooks show their figures and training bars; saving cleans the notebook.
+LAB_PORT ?= 8888
+lab: install
+	$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+# JupyterLab in headless Chromium (apt-get install -y chromium chromium-driver), as a user works in it: a copy of
+# studies/sparse_attention.ipynb at its defaults is opened and run through Lab's menus, and the check asserts that its
+# figures show as images, a progress widget shows, no error or stderr box shows, and that saving left the notebook
+# clean (nbdev's hook); screenshots go to LAB_SHOTS. 63-78 s on 2 busy cores, so not part of `make test`.
+LAB_SHOTS ?= _lab_check
+lab-check: install
+	OMP_NUM_THREADS=1 $(BIN)/python docs/lab_check.py --shots $(LAB_SHOTS)
 
 # the main job: all three studies at CPU scale on the embedded default, figures into figures/
 demo: $(STAMP)
 	$(BIN)/grok-nb demo
+	$(MAKE) --no-print-directory readme
 
 # CPU profiles: the runs behind a study's claims that do not fit the demo (each <= 2 h on 2 cores); figures into
 # figures/profile-<name>/, runs into runs/profile-<name>/ (profile-c-long: study C at c = 6 and 8, 5,000 steps, and
@@ -33,7 +59,9 @@ demo: $(STAMP)
 # two seeds with the training rows scored; profile-c-infonce: InfoNCE x c at 2,400 steps; profile-c-tiers: the tax on
 # the two smallest paper tiers)
 PROFILES := profile-a profile-b profile-c profile-c-long profile-c-long-seed1 profile-c-long-grid profile-c-long-grid-wd1 \
-	profile-c-capacity profile-c-infonce profile-c-tiers
+	profile-c-capacity profile-c-infonce profile-c-tiers profile-b-heads profile-b-arch profile-c-init profile-c-cases \
+	profile-c-posthoc profile-c-infonce2 profile-c-trans profile-b-suite profile-a2
+.PHONY: $(PROFILES)
 $(PROFILES): $(STAMP)
 	$(BIN)/grok-nb profile $(subst profile-,,$@)
 
@@ -54,12 +82,19 @@ export: $(STAMP)
 
 # the nbdev site needs the quarto binary; PyPI's quarto-cli fetches it from GitHub at install time. Without it (or with
 # DOCS_ENGINE=sphinx) docs/build_site.py builds the site offline: nbdev's processed notebooks (library ones executed)
-# rendered by Sphinx (myst-nb, PyData theme) into _docs/, navigation from nbs/sidebar.yml, full-text search.
+# rendered by Sphinx (myst-nb, PyData theme) into _docs/, navigation from nbs/sidebar.yml, full-text search. Its
+# executed notebooks are cached in _docs_build/ (a rebuild executes only what changed). The build is exec'd, so that
+# the SIGTERM make forwards to its recipe's process reaches it and stops it and its kernels.
+# quarto-cli is tried once per venv (offline its build fails after about a minute): .venv/.quarto-tried records it.
 DOCS_ENGINE ?= auto
+QUARTO_TRIED := $(VENV)/.quarto-tried
 docs: $(STAMP)
-	if [ "$(DOCS_ENGINE)" != sphinx ] && { command -v quarto >/dev/null || { $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && test -x $(BIN)/quarto; }; }; then \
-	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbdev_docs; \
-	else echo "make docs: no quarto binary (or DOCS_ENGINE=sphinx): building the offline site with Sphinx"; OMP_NUM_THREADS=1 $(BIN)/python docs/build_site.py; fi
+	if [ "$(DOCS_ENGINE)" != sphinx ] && { command -v quarto >/dev/null || test -x $(BIN)/quarto || { test ! -e $(QUARTO_TRIED) \
+	    && touch $(QUARTO_TRIED) && $(BIN)/python -m pip install -q 'quarto-cli' 2>/dev/null && test -x $(BIN)/quarto; }; }; then \
+	  PATH="$(CURDIR)/$(BIN):$$PATH" exec $(BIN)/nbdev_docs; \
+	else echo "make docs: no quarto binary (DOCS_ENGINE=sphinx, or pip's quarto-cli failed once in this venv: rm $(QUARTO_TRIED)" \
+	  "to try again): building the offline site with Sphinx"; \
+	  exec env OMP_NUM_THREADS=1 $(BIN)/python docs/build_site.py; fi
 
 # the offline site in headless Chromium (apt-get install -y chromium chromium-driver): navigation, an API entry,
 # search, and no page with a `#|` directive, a stderr box or a request outside the site
@@ -78,4 +113,5 @@ clean:
 # go into the markers of nbs/index.ipynb, which is converted to README.md (docs/render_readme.py; tests/test_readme.py
 # fails when the committed README and summaries disagree)
 readme: $(STAMP)
+	$(BIN)/python -c "from grok_nb.ledger import write_ledger; write_ledger()"
 	$(BIN)/python docs/render_readme.py

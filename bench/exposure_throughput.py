@@ -1,7 +1,7 @@
 """Exposure-index throughput: Aho-Corasick `exposure_table` against a naive per-phrase `str.find` loop.
 
 Phrases: the critical phrases of the five study phenomena on real BLiMP (about 15k distinct). Text: the C4 +
-WikiText samples in ../shared/data/english, cut into ~1 KB (step, text) sequences like packed training
+WikiText samples in the repository's data/english, cut into ~1 KB (step, text) sequences like packed training
 batches. Both methods count the same word-boundary matches on the same text (checked); the naive loop runs
 on a prefix of the text (it is slow). Rates are MB of text per CPU second of the scanning process (per core;
 immune to other load on a shared machine) and, beside them, per wall-clock second; the n_jobs row is wall-clock
@@ -10,22 +10,21 @@ only (its work happens in child processes). Targets: >= 100x the naive loop and 
 Run: .venv/bin/python bench/exposure_throughput.py [--mb 8] [--naive-kb 64]
 """
 import argparse, gzip, json, os, sys, time
-from pathlib import Path
 
+from grok_nb.core import data_dir
 from grok_nb.exposure import critical_phrases, exposure_table
-
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = next((p for p in (ROOT.parent / "shared" / "data", Path("/work/shared/data")) if p.exists()), None)
 
 
 def load_phrases():
-    pairs = [json.loads(l) for f in sorted((SHARED / "blimp").glob("*.jsonl.gz")) for l in gzip.open(f, "rt", encoding="utf-8")]
+    pairs = [json.loads(l) for f in sorted(data_dir("blimp").glob("*.jsonl.gz"))
+             for l in gzip.open(f, "rt", encoding="utf-8")]
     t = critical_phrases(pairs)
     return list(dict.fromkeys(t[t.phenomenon.notna() & t.phrase.notna()].phrase))
 
 
 def load_texts(mb, seq_chars=1024):
-    docs = [json.loads(l)["text"] for f in sorted((SHARED / "english").glob("*.jsonl.gz")) for l in gzip.open(f, "rt", encoding="utf-8")]
+    docs = [json.loads(l)["text"] for f in sorted(data_dir("english").glob("*.jsonl.gz"))
+            for l in gzip.open(f, "rt", encoding="utf-8")]
     corpus = "\n".join(docs)
     while len(corpus) < mb * 1e6: corpus += "\n" + corpus
     corpus = corpus[: int(mb * 1e6)]

@@ -109,9 +109,9 @@ def train_row(preset, *, device, seq_len, batch, steps, warmup, compile=False, n
 
 
 def scoring_pairs(n: int, dry: bool):
-    "BLiMP pairs from ../shared/data/blimp when present (a BPE trained on them), else random token pairs."
-    from grok_nb.core import PROJECT_ROOT
-    blimp = PROJECT_ROOT.parent / "shared/data/blimp"
+    "BLiMP pairs from the repository's data/blimp when present (a BPE trained on them), else random token pairs."
+    from grok_nb.core import data_dir
+    blimp = data_dir("blimp", must_exist=False)
     files = sorted(blimp.glob("*.jsonl.gz")) if blimp.exists() else []
     if files and not dry:
         from grok_nb.data import train_tokenizer

@@ -3,9 +3,9 @@
 
 Both run `grok_nb.train.train` as the sparse-attention study calls it (AdamW 1e-3, constant schedule, weight decay 0,
 batch 64, a log record every step, no evaluation), on the study's transformer (`grok_nb.mixers`: GPT-2, 4 heads of
-16, MLP 4x) and the blind sparse linear map with s = 2, at the sizes of DESIGN section 7, plus a two-layer model and a
-run under the attention-bias intervention. Runs alternate (full, fast, full, fast, ...) and each timing is the best
-of `--repeats`; the two paths' losses must agree within 1e-4 (checked).
+16, MLP 4x) and the blind sparse linear map with s = 2, at S = 8, 12, 16 and 32, plus a two-layer model and a run
+under the attention-bias intervention. Runs alternate (full, fast, full, fast, ...) and each timing is the best of
+`--repeats`; the two paths' losses must agree within 1e-4 (checked).
 """
 import argparse, contextlib, copy, time
 import torch

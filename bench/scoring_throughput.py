@@ -13,18 +13,16 @@ interleaved; at 1 and 2 torch threads. Target: packed pairs >= 3x minicons.
 import argparse, gzip, json, time
 import numpy as np
 import torch
-from grok_nb.core import PROJECT_ROOT
+from grok_nb.core import data_dir
 from grok_nb.data import train_tokenizer, text_source
 from grok_nb.models import build_model
 from grok_nb.scoring import encode_texts, token_logprobs_batched, sequence_logprobs, minimal_pair_scores
 
-SHARED = PROJECT_ROOT.parent / "shared/data"
-
 
 def blimp_pairs(which: str, n: int) -> tuple[list[str], list[str]]:
     "The first `n` pairs of one paradigm, or (`which='all'`) the first ceil(n/67) of every paradigm."
-    files = sorted((SHARED / "blimp").glob("*.jsonl.gz"))
-    if which != "all": files = [SHARED / "blimp" / f"{which}.jsonl.gz"]
+    files = sorted(data_dir("blimp").glob("*.jsonl.gz"))
+    if which != "all": files = [data_dir("blimp", f"{which}.jsonl.gz")]
     per = n if which != "all" else -(-n // len(files))
     rows = []
     for f in files:
@@ -79,7 +77,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--batch", type=int, default=128, help="sentences per forward pass (every method)")
     a = ap.parse_args()
-    tok = train_tokenizer(list(text_source(SHARED / "english/c4_en_sample1000.jsonl.gz", limit=300)), 1024)
+    tok = train_tokenizer(list(text_source(data_dir("english", "c4_en_sample1000.jsonl.gz"), limit=300)), 1024)
     model = build_model(a.preset, vocab_size=len(tok), seed=0).eval()
     print(f"{a.preset} ({sum(p.numel() for p in model.parameters()):,} parameters), byte-level BPE of {len(tok)} "
           f"tokens, batches of {a.batch} sentences, best of {a.repeats}")

@@ -14,15 +14,16 @@ own baseline (after imports):
 Targets (issue 13): <= 4.5 bytes/token on disk, RSS growth <= 64 MB, >= 0.5M tokens/s per core to build, <= 2 ms
 per batch.
 
---bpe PATH (issue 34): a byte-level BPE store of a real corpus — the C4 sample, `c4_en_sample1000.jsonl.gz` in the
-project's English data folder — built in one process twice, with today's path (the tokenizer's batch encoding of every
+--bpe [PATH] (issue 34): a byte-level BPE store of a real corpus — by default the C4 sample,
+`data_dir("english", "c4_en_sample1000.jsonl.gz")` — built in one process twice, with today's path (the tokenizer's batch encoding of every
 document, `build_store(encoder="hf")`) and with the word-cached encoder (`encoder="auto"`, `store.CachedEncoder`):
 tokens/s per process of each, their ratio, and that both stores hold the same tokens. Target: >= 0.5M tokens/s per
 process. The C4 sample alone (1,000 documents) is a cold start for the cache (37k distinct words in 445k); a large
 build reuses it more, so the encoder is also timed alone with its table filled. Each build runs --repeats times
 (best kept; the machine may be shared).
 
-Usage: python bench/token_store.py [--tokens 50_000_000] [--memory-tokens 5_000_000] [--quick] [--bpe PATH [--bpe-only]]
+Usage: python bench/token_store.py [--tokens 50_000_000] [--memory-tokens 5_000_000] [--quick] [--bpe [PATH]]
+       [--bpe-only]
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -115,11 +116,14 @@ def main():
     ap.add_argument("--tokens", type=int, default=50_000_000)
     ap.add_argument("--memory-tokens", type=int, default=5_000_000)
     ap.add_argument("--quick", action="store_true", help="1M tokens, for a smoke test")
-    ap.add_argument("--bpe", default=None, help="a real corpus (the C4 sample) for the BPE build: today's path vs the "
-                    "cached encoder")
+    ap.add_argument("--bpe", nargs="?", const="c4", default=None, help="a real corpus for the BPE build, today's path "
+                    "vs the cached encoder (without a value: the C4 sample in data/english)")
     ap.add_argument("--bpe-only", action="store_true", help="only the BPE comparison")
     ap.add_argument("--repeats", type=int, default=3, help="builds per encoder in the BPE comparison (best kept)")
     a = ap.parse_args()
+    if a.bpe == "c4":
+        from grok_nb.core import data_dir
+        a.bpe = str(data_dir("english", "c4_en_sample1000.jsonl.gz"))
     if a.bpe: bpe_compare(a.bpe, a.repeats)
     if a.bpe_only: return
     if a.quick: a.tokens, a.memory_tokens = 1_000_000, 300_000

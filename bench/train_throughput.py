@@ -8,7 +8,7 @@ import torch, torch.nn.functional as F
 from grok_nb.data import TokenStream, train_tokenizer, text_source
 from grok_nb.models import build_model
 from grok_nb.train import train, make_optimizer, lr_lambda
-from grok_nb.core import PROJECT_ROOT
+from grok_nb.core import data_dir
 
 def bare_loop(model, stream, steps, lr=1e-3):
     opt = make_optimizer(model, lr, 0.1)
@@ -30,7 +30,7 @@ def main():
     # grok_nb.train seeds and asks for deterministic algorithms on CPU (bit-identical resume); run the bare loop
     # under the same setting so that the ratio measures the loop, not the kernels.
     torch.use_deterministic_algorithms(True, warn_only=True)
-    docs = list(text_source(PROJECT_ROOT.parent / "shared/data/english/c4_en_sample1000.jsonl.gz", limit=300))
+    docs = list(text_source(data_dir("english", "c4_en_sample1000.jsonl.gz"), limit=300))
     tok = train_tokenizer(docs, 1024)
     stream = TokenStream(docs, tok, seq_len=64, batch_size=a.batch, seed=0)
     ntok = a.steps * stream.tokens_per_step

@@ -7,10 +7,19 @@ notebooks:
 1. **Pages and navigation** come from `nbs/sidebar.yml`, quarto's sidebar: its top-level notebooks open the site,
    each `section` becomes a section of the navigation bar. Entries whose notebook does not exist (yet) are skipped
    with one warning line; notebooks the sidebar does not list go to a last section, "Other notebooks".
-2. **Execution**: notebooks directly in `nbs/` (the library) are executed in a fresh kernel, from `nbs/`, as
-   `nbdev_test` runs them (cells marked `#| eval: false` or with a test flag such as `#| slow` are skipped). Study
-   and report notebooks are rendered as written: executing them trains models (their executed copies live in
-   `runs/`). `--no-execute` renders every notebook as written.
+2. **Execution**: only the notebooks the API pages are made of, those directly in `nbs/` (the library), are
+   executed, each in a fresh kernel, from `nbs/`, as `nbdev_test` runs them (cells marked `#| eval: false` or with a
+   test flag such as `#| slow` are skipped), `--jobs` of them at a time (default: one per core, at most 2), longest
+   first by the last build's times. Study and report notebooks are rendered as written: executing them trains models
+   (their executed copies live in `runs/`). `--no-execute` renders every notebook as written.
+   **Cache**: an executed copy is kept in `<build>/executed/` with the key it was made under: a hash of the
+   notebook, the package's source (`grok_nb/*.py`), the real samples in `data/`, the test flags and the versions of
+   Python and the main libraries. A later build reuses every copy whose key is unchanged and executes only the rest,
+   so a build after editing one notebook executes one notebook (`--no-cache` executes all; `make clean` drops the
+   cache).
+   **Interrupts**: SIGINT, SIGTERM and SIGHUP stop the build: the executing workers are sent SIGTERM (nbclient then
+   shuts their kernels down), killed if they have not exited after 10 s, and the build exits with 128 + the
+   signal's number. `make docs` execs this script, so that a SIGTERM make forwards reaches it.
 3. **nbdev processing**: each notebook goes through nbdev's own processors (`FilterDefaults`, the ones
    `nbdev_proc_nbs` applies for quarto): directives are stripped, `#| hide` and exported cells are hidden, each
    exported definition gets its `show_doc` API entry, backticked names become links to their entries, and the
@@ -23,20 +32,24 @@ notebooks:
 5. **Sphinx** (`docs/conf.py`) renders the site into `--out` (default `_docs/`), with full-text search; links to
    API entries are made relative, so the site works from a file system or any static server.
 
-Usage: python docs/build_site.py [--out _docs] [--build _docs_build] [--no-execute] [--timeout 600]
+Usage: python docs/build_site.py [--out _docs] [--build _docs_build] [--no-execute] [--no-cache] [--jobs N]
+       [--timeout 600]
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
+import hashlib
 import inspect
 import html
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -182,6 +195,104 @@ def execute(src: Path, dst: Path, timeout: int):
         if not tags: c.metadata.pop("tags", None)
     dst.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, dst)
+
+
+_SAMPLES = ("blimp", "blimp_results", "english", "zh", "pythia_evals")  # the committed samples under data/
+_LIBS = ("torch", "transformers", "tokenizers", "datasets", "numpy", "pandas", "matplotlib", "scikit-learn", "nbdev",
+         "fastcore", "ipykernel", "nbclient")
+_CACHE_FORMAT = "1"
+_CHILDREN: list[subprocess.Popen] = []  # the processes this build started and may have to stop
+
+
+def _environment_hash() -> str:
+    """What an executed library notebook depends on besides its own text: the package's source, the study and report
+    notebooks (the sweep examples read their parameters), the real samples, the test flags, Python and the main
+    libraries' versions."""
+    from importlib import metadata
+
+    h = hashlib.sha256(f"format {_CACHE_FORMAT}\npython {sys.version}\n".encode())
+    for lib in _LIBS:
+        try: v = metadata.version(lib)
+        except metadata.PackageNotFoundError: v = "-"
+        h.update(f"{lib} {v}\n".encode())
+    h.update(("flags " + " ".join(sorted(_test_flags())) + "\n").encode())
+    files = (sorted((ROOT / "grok_nb").glob("*.py")) + sorted(NBS.glob("studies/*.ipynb"))
+             + sorted(NBS.glob("reports/*.ipynb"))
+             + sorted(p for d in _SAMPLES for p in (ROOT / "data" / d).rglob("*") if p.is_file()))
+    for p in files:
+        h.update(str(p.relative_to(ROOT)).encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _key_file(dst: Path) -> Path:
+    return dst.with_name(dst.name + ".key")
+
+
+def _on_signal(signum, frame):
+    raise KeyboardInterrupt(signum)
+
+
+def _stop_children(grace: float = 10.0):
+    "SIGTERM to every child still running (an executing worker then has nbclient shut its kernel down); SIGKILL later."
+    live = [p for p in _CHILDREN if p.poll() is None]
+    for p in live:
+        with contextlib.suppress(ProcessLookupError): p.send_signal(signal.SIGTERM)
+    deadline = time.time() + grace
+    for p in live:
+        try: p.wait(max(0.0, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError): p.kill()
+            p.wait()
+
+
+def execute_all(files: list[str], build: Path, timeout: int, jobs: int, use_cache: bool = True) -> dict:
+    """Execute the notebooks `files` (paths relative to `nbs/`) into `build/executed/`, `jobs` worker processes at a
+    time (each runs `execute` on one notebook), reusing every executed copy whose key is unchanged (see the module's
+    docstring). Returns {notebook: seconds, or 'cached'}; a failed notebook stops the others and ends the build with
+    the end of its log."""
+    out, logs = build / "executed", build / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    times_file = build / "execution_times.json"
+    times = json.loads(times_file.read_text(encoding="utf-8")) if times_file.exists() else {}
+    env = _environment_hash()
+    todo, done = [], {}
+    for f in files:
+        dst = out / f
+        key = hashlib.sha256(env.encode() + b"\0" + (NBS / f).read_bytes()).hexdigest()
+        if use_cache and dst.is_file() and _key_file(dst).is_file() and _key_file(dst).read_text() == key:
+            done[f] = "cached"
+            continue
+        for p in (dst, _key_file(dst)): p.unlink(missing_ok=True)
+        todo.append((f, key))
+    if done:
+        print(f"reusing {len(done)} executed notebook(s) from {out} (unchanged since they ran)", flush=True)
+    todo.sort(key=lambda fk: -float(times.get(fk[0], 0)))  # longest first: two workers finish close together
+    running: dict[subprocess.Popen, tuple] = {}
+    while todo or running:
+        while todo and len(running) < jobs:
+            f, key = todo.pop(0)
+            log_path = logs / (f.replace("/", "__") + ".log")
+            log = open(log_path, "w", encoding="utf-8")
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--execute-one", str(NBS / f), str(out / f),
+                   "--timeout", str(timeout)]
+            p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+            _CHILDREN.append(p)
+            running[p] = (f, key, time.time(), log, log_path)
+            print(f"executing {f}", flush=True)
+        time.sleep(0.2)
+        for p in [p for p in running if p.poll() is not None]:
+            f, key, t0, log, log_path = running.pop(p)
+            log.close()
+            _CHILDREN.remove(p)
+            if p.returncode != 0:
+                _stop_children()
+                tail = log_path.read_text(encoding="utf-8", errors="replace")[-4000:]
+                raise SystemExit(f"docs: executing {f} failed (exit {p.returncode}); the end of {log_path}:\n{tail}")
+            _key_file(out / f).write_text(key)
+            done[f] = times[f] = round(time.time() - t0, 1)
+            print(f"  {f}: {done[f]:.1f} s", flush=True)
+            times_file.write_text(json.dumps(times, indent=1, sort_keys=True), encoding="utf-8")
+    return done
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -535,7 +646,33 @@ def main(argv=None) -> int:
     ap.add_argument("--build", default=str(ROOT / "_docs_build"), help="intermediate files (executed, _proc, src)")
     ap.add_argument("--no-execute", action="store_true", help="render every notebook as written")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell when executing")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="notebooks executed at a time")
+    ap.add_argument("--no-cache", action="store_true", help="execute every library notebook, cached or not")
+    ap.add_argument("--execute-one", nargs=2, metavar=("SRC", "DST"), help=argparse.SUPPRESS)  # a worker's job
     a = ap.parse_args(argv)
+    if a.execute_one:
+        execute(Path(a.execute_one[0]), Path(a.execute_one[1]), a.timeout)
+        return 0
+    if a.jobs < 1: ap.error(f"--jobs must be >= 1, got {a.jobs}")
+    return interruptible(_build, a)
+
+
+def interruptible(fn, *args, **kwargs) -> int:
+    """Run `fn(*args, **kwargs)`; its result if an int (an exit status), else 0. SIGINT, SIGTERM or SIGHUP stop it:
+    every child process the build started is stopped (`_stop_children`) and the status is 128 + the signal's number."""
+    for sig in (signal.SIGTERM, signal.SIGHUP): signal.signal(sig, _on_signal)
+    try:
+        r = fn(*args, **kwargs)
+        return r if isinstance(r, int) else 0
+    except KeyboardInterrupt as e:
+        _stop_children()
+        signum = e.args[0] if e.args and isinstance(e.args[0], int) else int(signal.SIGINT)
+        print(f"docs: interrupted ({signal.Signals(signum).name}): the build and the processes it started are stopped",
+              file=sys.stderr, flush=True)
+        return 128 + signum
+
+
+def _build(a) -> int:
     t0 = time.time()
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT))
@@ -544,18 +681,19 @@ def main(argv=None) -> int:
     quiet_kernels(build)
     top, sections = read_sidebar()
     files = top + [f for _, fs in sections for f in fs]
-    for sub in ("executed", "_proc", "src"): shutil.rmtree(build / sub, ignore_errors=True)
+    for sub in ("_proc", "src"): shutil.rmtree(build / sub, ignore_errors=True)  # executed/ is the cache
     src = build / "src"
     pages = {}
+    to_run = [f for f in files if not a.no_execute and (NBS / f).parent == NBS and _has_code(NBS / f)]
+    t = time.time()
+    ran = execute_all(to_run, build, a.timeout, a.jobs, use_cache=not a.no_cache) if to_run else {}
+    n_ran = sum(1 for v in ran.values() if v != "cached")
+    print(f"executed {n_ran} notebook(s) in {time.time() - t:.0f} s ({a.jobs} at a time), {len(ran) - n_ran} cached",
+          flush=True)
     for f in files:
         nb = NBS / f
-        run = not a.no_execute and nb.parent == NBS and _has_code(nb)
-        if run:
-            t = time.time()
-            print(f"executing {f}", flush=True)
-            execute(nb, build / "executed" / f, a.timeout)
-            print(f"  {time.time() - t:.1f} s", flush=True)
-        else: print(f"rendering {f}", flush=True)
+        run = f in ran
+        print(f"rendering {f}", flush=True)
         proc = build / "_proc" / f
         desc = nbdev_process(build / "executed" / f if run else nb, proc)
         doc = _page_name(proc, f)
@@ -572,8 +710,9 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-c", str(DOCS), "-d", str(build / "doctrees"),
            str(src), str(html_dir)]
     print("sphinx: " + " ".join(cmd[3:]), flush=True)
-    r = subprocess.run(cmd)
-    if r.returncode: return r.returncode
+    r = subprocess.Popen(cmd)
+    _CHILDREN.append(r)
+    if r.wait(): return r.returncode
     postprocess(html_dir)
     shutil.rmtree(out, ignore_errors=True)
     shutil.move(str(html_dir), str(out))
@@ -584,4 +723,9 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    # nbdev's processing leaves one IPython shell per notebook in this process; their exit handlers (a namespace reset
+    # and a garbage collection each) took 45-60 s for ~50 notebooks and do nothing the site needs: skip them
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

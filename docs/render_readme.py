@@ -9,10 +9,15 @@ that name a value of a report's summary (`grok_nb.sweep.save_summary(study, line
 
 `<source>: <value name> | <format>`: the source is a study (`grokking`) or a profile's study (`profile-a/grokking`),
 the format a Python format spec (optional; a missing value renders as `n/a`). Rendered on GitHub and on the docs
-site the comments are invisible and the number between them shows. This script writes the summaries' current values
-between the markers of `nbs/index.ipynb`, then converts it to `README.md` with nbconvert, as before. With `--check`
-it writes nothing and exits 1 if a marker of `nbs/index.ipynb` or `README.md` shows another number than the
-summaries (`tests/test_readme.py` runs that check).
+site the comments are invisible and the number between them shows.
+
+The results table is a block: everything between `<!-- ledger: table -->` and `<!-- /ledger -->` is the claims
+ledger (`figures/ledger.csv`, written by `grok_nb.ledger.write_ledger`) rendered by `grok_nb.ledger.readme_table`;
+`<!-- ledger: run_sets -->` is the list of run sets the table cites, with their commands and measured wall times.
+
+This script writes the summaries' current values and the ledger's blocks into `nbs/index.ipynb`, then converts it to
+`README.md` with nbconvert. With `--check` it writes nothing and exits 1 if a marker or block of `nbs/index.ipynb` or
+`README.md` shows something else than the summaries and the ledger (`tests/test_readme.py` runs that check).
 """
 from __future__ import annotations
 import json, re, subprocess, sys
@@ -55,6 +60,53 @@ def fill(text: str, summaries: dict[str, dict]) -> tuple[str, list[str]]:
     return MARKER.sub(sub, text), changed
 
 
+BLOCK = re.compile(r"<!--\s*ledger:\s*(?P<name>\w+)\s*-->\n(?P<text>.*?)<!--\s*/ledger\s*-->", re.S)
+README_FIGURES = {  # the README's gallery: key -> figure path under figures/ (the ledger cites them by key)
+    "F1": "profile-a2/grokking_accuracy_splits.png",
+    "F2": "profile-b-heads/sparse_attention_vs_n_heads.png",
+    "F3": "profile-b-heads/sparse_attention_vs_sparsity.png",
+    "F4": "emergence_pass_rate.png",
+    "F5": "profile-c-tiers/compartments_steps_to_loss.png",
+    "F6": "profile-c-cases/compartments_bio_qa.png",
+}
+
+
+def load_ledger(figures: Path):
+    "The committed ledger (figures/ledger.csv) as a DataFrame, or None."
+    import pandas as pd
+    p = figures / "ledger.csv"
+    return pd.read_csv(p, keep_default_na=False, na_values=[""]) if p.exists() else None
+
+
+def render_block(name: str, ledger, figures: Path) -> str:
+    "The text of block `name` from the ledger."
+    from grok_nb.ledger import readme_table, RUN_SETS, run_set_info, _hours
+    if ledger is None: raise KeyError(f"block {name!r}: no figures/ledger.csv (run make readme)")
+    ledger = ledger.astype(object).where(ledger.notna(), None)
+    if name == "table": return readme_table(ledger, {v: k for k, v in README_FIGURES.items()}) + "\n"
+    if name == "run_sets":
+        lines = []
+        for rs in dict.fromkeys(s.split("/")[0] for s in ledger.source):
+            cmd, what = RUN_SETS.get(rs, ("?", ""))
+            info = run_set_info(rs, figures)
+            t = (f"{_hours(info['wall_seconds'])}, {info['runs']} runs, {info['date']}" if info else
+                 "not run yet" if not (figures / ("summaries" if rs == "demo" else f"{rs}/summaries")).exists()
+                 else "time not recorded")
+            lines.append(f"- `{rs.removeprefix('profile-')}`: `{cmd}` ({t})")
+        return "\n".join(lines) + "\n"
+    raise KeyError(f"unknown ledger block {name!r}")
+
+
+def fill_blocks(text: str, ledger, figures: Path) -> tuple[str, list[str]]:
+    "`text` with every ledger block re-rendered, and the names of the blocks that changed."
+    changed = []
+    def sub(m):
+        new = render_block(m["name"], ledger, figures)
+        if new != m["text"]: changed.append(f"ledger block {m['name']}")
+        return m.group(0)[: m.start("text") - m.start()] + new + m.group(0)[m.end("text") - m.start():]
+    return BLOCK.sub(sub, text), changed
+
+
 def markers(text: str) -> list[tuple[str, str, str]]:
     "`(source, key, shown text)` of every marker in `text`."
     return [(m["src"], m["key"].strip(), m["text"]) for m in MARKER.finditer(text)]
@@ -64,16 +116,19 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     check = "--check" in argv
     index, readme = ROOT / "nbs" / "index.ipynb", ROOT / "README.md"
-    summaries = load_summaries(ROOT / "figures")
+    summaries, ledger = load_summaries(ROOT / "figures"), load_ledger(ROOT / "figures")
     nb = json.loads(index.read_text(encoding="utf-8"))
     changed = []
     for cell in nb["cells"]:
         if cell["cell_type"] != "markdown": continue
         new, ch = fill("".join(cell["source"]), summaries)
-        changed += ch
+        new, chb = fill_blocks(new, ledger, ROOT / "figures")
+        changed += ch + chb
         cell["source"] = new.splitlines(keepends=True)
     if check:                                   # (the old README is only compared: its markers may name gone values)
-        stale = fill(readme.read_text(encoding="utf-8"), summaries)[1] if readme.exists() else ["README.md missing"]
+        stale = (fill(readme.read_text(encoding="utf-8"), summaries)[1]
+                 + fill_blocks(readme.read_text(encoding="utf-8"), ledger, ROOT / "figures")[1]
+                 if readme.exists() else ["README.md missing"])
         for c in changed: print(f"nbs/index.ipynb: {c}")
         for c in stale: print(f"README.md: {c}")
         return int(bool(changed or stale))

@@ -115,7 +115,12 @@ class _Capture(_Intervention, dict):
         return torch.stack([self[k] for k in sorted(self)])
 
 def capture_attention(model, layers=None, detach: bool = True, to_cpu: bool = False):
-    "Context manager recording the attention pattern of every layer (or of `layers`) as [batch, head, q, k]."
+    """Context manager recording the attention patterns of `model` (a `transformers` LLaMA, GPT-NeoX or GPT-2 model)
+    during the forward passes inside the block. It yields a dict `{layer: tensor [batch, head, q, k]}` (softmax
+    weights; rows sum to 1) for every layer, or for the layer indices in `layers`; each forward pass overwrites the
+    entries, so it holds the last one; `.stacked()` gives `[layer, batch, head, q, k]`. `detach=False` keeps the
+    autograd graph, `to_cpu=True` copies to the CPU as float32. Combines with `patch_attention` / `attention_bias`
+    (it records the pattern after them)."""
     L = len(attention_modules(model))
     for l in layers or ():
         check(isinstance(l, int) and 0 <= l < L, f"capture_attention: layer {l!r} out of range (model has {L} layers)")
@@ -140,7 +145,10 @@ class _Patch(_Intervention):
         return pattern
 
 def patch_attention(model, patches: dict):
-    "Context manager replacing the attention pattern of chosen layers or (layer, head)s."
+    """Context manager replacing attention patterns (after the softmax) in the forward passes inside the block.
+    `patches` maps a layer to a tensor `[head, q, k]` or `[batch, head, q, k]` (every head of the layer), or a pair
+    `(layer, head)` to `[q, k]` or `[batch, q, k]` (one head); q and k must match the input's length. The model's
+    own attention is restored on exit. A key out of range or a wrongly shaped tensor is an error naming it."""
     return _active(model, _Patch(_by_layer(patches, model, "patch_attention")))
 
 # %% ../nbs/05_attention.ipynb #c4774a28
@@ -166,5 +174,9 @@ class _Bias(_Intervention):
         return scores
 
 def attention_bias(model, bias: dict):
-    "Context manager adding biases to the attention scores of chosen layers or (layer, head)s."
+    """Context manager adding biases to the attention scores (the logits, after scaling and the causal mask,
+    before the softmax) in the forward passes inside the block. `bias` maps a layer to a tensor broadcastable to
+    `[batch, head, q, k]`, or a pair `(layer, head)` to one broadcastable to `[batch, q, k]`; its last two dimensions
+    must be the input's `q, k` (e.g. `[q, k]`: the same bias for every sequence). A large negative entry (-1e4)
+    masks a key. The model's own attention is restored on exit."""
     return _active(model, _Bias(_by_layer(bias, model, "attention_bias")))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 import pandas as pd
-from .core import GrokError, check, write_jsonl, iter_jsonl
+from .core import GrokError, check, write_jsonl, iter_jsonl, hub_online, hub_error
 from .lexicon import ZipfSampler, a_or_an, DEMONSTRATIVES, AGREE, MODALS, NEG_MODALS, LOC_PREPS, MANNER
 from .lexicon import WEAK_DETS, RAISING_ADJECTIVES, CONTROL_ADJECTIVES, RAISING_VERBS, CONTROL_VERBS
 from .grammar import Grammar, Clause, Banned, TENSES, DET_TABLES, reflexive, rng_for, check_count, detokenize
@@ -483,17 +483,26 @@ def _read_blimp_file(path: Path, uid: str) -> list[dict]:
 def _blimp_uid(path: Path) -> str: return re.sub(r"\.jsonl(\.gz)?$", "", path.name)
 
 def load_blimp(source: str | Path, uids: Sequence[str] | None = None) -> pd.DataFrame:
-    """Minimal pairs from a folder/file of BLiMP jsonl(.gz) or 'hf:nyu-mll/blimp', validated; a DataFrame, one row per
-    pair."""
+    """Minimal pairs from BLiMP files, validated; a DataFrame, one row per pair.
+    `source`: a folder of `<UID>.jsonl` or `<UID>.jsonl.gz` files (one paradigm each, named by its UID), one such
+    file, or `'hf:nyu-mll/blimp'` (the hub dataset). Each line is a JSON object with BLiMP's fields (`BLIMP_FIELDS`:
+    `sentence_good`, `sentence_bad`, `field`, `linguistics_term`, `UID` equal to the file's UID, the four method
+    flags, `pairID`); `uids` picks paradigms (default: every file). The columns are `BLIMP_FIELDS`, then any extra
+    fields, then `source` (`file:line`). A missing folder, UID or field is an error naming the file and line."""
     rows: list[dict] = []
     if isinstance(source, str) and source.startswith("hf:"):
-        from datasets import load_dataset, get_dataset_config_names
-        name = source[3:]
-        for uid in (uids or get_dataset_config_names(name)):
-            for i, r in enumerate(load_dataset(name, uid, split="train"), 1):
-                rows.append(
-                    {**_validate_blimp_row(dict(r), f"{source}/{uid}", i, uid), "source": f"{source}/{uid}:{i}"}
-                )
+        name, online = source[3:], hub_online()          # offline: only the datasets cache is read, and at once
+        try:
+            from datasets import load_dataset, get_dataset_config_names
+            for uid in (uids or get_dataset_config_names(name)):
+                for i, r in enumerate(load_dataset(name, uid, split="train"), 1):
+                    rows.append(
+                        {**_validate_blimp_row(dict(r), f"{source}/{uid}", i, uid), "source": f"{source}/{uid}:{i}"}
+                    )
+        except GrokError: raise
+        except Exception:
+            if online: raise
+            raise hub_error("load_blimp: dataset", source) from None
     else:
         path = Path(source)
         check(path.exists(), f"load_blimp: {path} does not exist")

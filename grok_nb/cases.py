@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Callable
 import numpy as np
-from .core import check
+from .core import check, data_dir
 from .data import TokenStream, text_source, train_tokenizer
 from .scoring import greedy_continuation
 from .compartments import CompartmentTokenizer, DisjointTokenizer
@@ -96,16 +96,16 @@ def bilingual_case(docs_a, docs_b, pairs, valid_a, valid_b, tokenizer: str = "sh
                 proportions=byte_shares(docs_a + docs_b, comps, 2) if c == 2 else None)
 
 # %% ../nbs/30c_cases.ipynb #c0a5e015
-EN_ZH_FILES = ("english/c4_en_sample1000.jsonl.gz", "zh/clue_corpus_small_sample.jsonl.gz")   # in shared/data
+EN_ZH_FILES = ("english/c4_en_sample1000.jsonl.gz", "zh/clue_corpus_small_sample.jsonl.gz")   # under data/
 
-def load_en_zh(shared_dir, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int = 100):
-    """(docs_en, docs_zh, pairs, valid_en, valid_zh) from shared/data: C4 English, CLUECorpusSmall Chinese, TED en-zh
-    pairs."""
-    shared_dir = Path(shared_dir)
-    en, zh = (list(text_source(shared_dir / f, limit=n_valid + n_docs)) for f in EN_ZH_FILES)
-    ted = list(text_source(shared_dir/"zh/ted_parallel_en_zh.jsonl.gz", text_field="en", limit=n_pairs))
-    ted_zh = list(text_source(shared_dir/"zh/ted_parallel_en_zh.jsonl.gz", text_field="zh", limit=n_pairs))
-    check(len(en) > n_valid and len(zh) > n_valid, f"load_en_zh: too few documents in {shared_dir}")
+def load_en_zh(folder=None, n_docs: int = 1000, n_pairs: int = 2000, n_valid: int = 100):
+    """(docs_en, docs_zh, pairs, valid_en, valid_zh) from `folder` (default: the repository's samples,
+    `core.data_dir()`): C4 English, CLUECorpusSmall Chinese, TED en-zh pairs."""
+    folder = data_dir() if folder is None else Path(folder)
+    en, zh = (list(text_source(folder / f, limit=n_valid + n_docs)) for f in EN_ZH_FILES)
+    ted = list(text_source(folder/"zh/ted_parallel_en_zh.jsonl.gz", text_field="en", limit=n_pairs))
+    ted_zh = list(text_source(folder/"zh/ted_parallel_en_zh.jsonl.gz", text_field="zh", limit=n_pairs))
+    check(len(en) > n_valid and len(zh) > n_valid, f"load_en_zh: too few documents in {folder}")
     return (en[n_valid:n_valid + n_docs], zh[n_valid:n_valid + n_docs], list(zip(ted, ted_zh)), en[:n_valid],
             zh[:n_valid])
 

@@ -12,8 +12,8 @@ from .compartment_runs import eval_curves, eval_loss_at, reference_tax, plateau_
 # %% auto #0
 __all__ = ['TAX_MATCH', 'INTERVENTIONS', 'SAME_STRENGTH_REFERENCE', 'ALIGN_COLUMNS', 'TRANS_COLUMNS', 'POSTHOC_MATCH',
            'BIO_QA_CONDITIONS', 'run_curve', 'steps_vs_c', 'condition_table', 'tax_table', 'at_defaults',
-           'threshold_table', 'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_table', 'fit_table',
-           'bio_qa_table']
+           'threshold_table', 'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_runs',
+           'capacity_table', 'fit_table', 'bio_qa_table']
 
 # %% ../nbs/30e_compartment_tables.ipynb #d0b7e006
 def run_curve(path, key: str = "val_loss") -> tuple[np.ndarray, np.ndarray]:
@@ -176,14 +176,17 @@ def posthoc_table(runs, key: str = "val_within") -> pd.DataFrame:
     return t
 
 # %% ../nbs/30e_compartment_tables.ipynb #947e3d2d
+def capacity_runs(runs, key: str = "val_within", fraction: float = 0.2, tol: float = 0.02) -> pd.DataFrame:
+    "One row per run: size, steps, c, seed and its `plateau_change` (final `key`, change over the last `fraction`)."
+    rows = [{"run_id": r.run_id, "size": r.p_size, "steps": int(r.p_steps), "c": int(r.p_c), "seed": int(r.p_seed),
+             **plateau_change(RunDir(r.path).metrics(), key, fraction, tol)}
+            for _, r in (runs.iterrows() if len(runs) else [])]
+    return pd.DataFrame(rows)
+
 def capacity_table(runs, key: str = "val_within", fraction: float = 0.2, tol: float = 0.02) -> pd.DataFrame:
     "Per (size, steps, c): mean final `key` (and `spread`, max − min over seeds), its gap to c = 1, convergence."
-    rows = []
-    for _, r in (runs.iterrows() if len(runs) else []):
-        pc = plateau_change(RunDir(r.path).metrics(), key, fraction, tol)
-        rows.append({"size": r.p_size, "steps": int(r.p_steps), "c": int(r.p_c), "seed": int(r.p_seed), **pc})
-    if not rows: return pd.DataFrame()
-    t = pd.DataFrame(rows)
+    t = capacity_runs(runs, key, fraction, tol)
+    if not len(t): return pd.DataFrame()
     g = t.groupby(["size", "steps", "c"]).agg(final=("final", "mean"), spread=("final", np.ptp),
                                                 change=("change", "mean"), converged=("converged", "all"),
                                                 seeds=("seed", "nunique")).reset_index()

@@ -36,7 +36,11 @@ def _fixed_vocab_size(base, what: str = "base tokenizer") -> int:
     return V
 
 class CompartmentTokenizer:
-    "c disjoint copies of a base tokenizer's vocabulary (optionally permuted per compartment), plus a TRANS token."
+    """c disjoint copies of a base tokenizer's vocabulary (optionally permuted per compartment), plus a TRANS token.
+    `base`: a tokenizer with a fixed vocabulary of ids 0..V-1 (e.g. a `transformers` `PreTrainedTokenizerFast`).
+    Compartment j's copy of base id i is `j * V + i` (with `permute`, a seeded permutation of i for j >= 1); TRANS is
+    id `c * V` (`trans_id`; none with `trans_token=False`); `vocab_size` = c·V + 1. `encode(text, j)` gives
+    compartment j's ids, `decode(ids)` the text and each token's compartment, `to_base` / `from_base` map ids."""
     shared_base = True
     def __init__(self, base, c: int, permute: bool = False, seed: int = 0, trans_token: bool = True):
         check(isinstance(c, (int, np.integer)) and c >= 1, f"CompartmentTokenizer: c must be an int >= 1, got {c!r}")
@@ -455,7 +459,11 @@ def compartment_logprobs(logits: torch.Tensor, comp_tok, j: int) -> torch.Tensor
 # %% ../nbs/30_compartments.ipynb #2b9d4f61
 @torch.no_grad()
 def expand_to_compartments(model_c1, c: int, tokenizer=None, V: int | None = None, trans_token: bool = True):
-    "A copy of the c = 1 model with c compartments computing the same function on each (see above)."
+    """A copy of `model_c1` (a `transformers` causal LM over a base vocabulary of V ids) with `c` compartments: its
+    token embeddings (and untied output rows and bias) are copied to each compartment's ids (`tokenizer`'s layout,
+    a `CompartmentTokenizer` over that base; default `j * V + i`), and TRANS, when there is one, gets their mean.
+    Restricted to compartment j's ids (`compartment_logprobs`), the copy computes on compartment j's copy of a text
+    exactly what `model_c1` computes on the text. `model_c1` is left unchanged."""
     check(isinstance(c, (int, np.integer)) and c >= 1, f"c must be an int >= 1, got {c!r}")
     emb = model_c1.get_input_embeddings()
     Vm = emb.num_embeddings

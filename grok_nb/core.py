@@ -14,8 +14,8 @@ import torch
 __all__ = ['PROJECT_ROOT', 'GrokError', 'check', 'set_seed', 'get_device', 'get_dtype', 'autocast', 'evaluating', 'right_pad',
            'atomic_write', 'atomic_path', 'save_json', 'read_error', 'load_json', 'append_jsonl', 'write_jsonl',
            'iter_lines', 'iter_jsonl', 'read_jsonl', 'sha256_file', 'git_commit', 'workspace', 'runs_root', 'cache_dir',
-           'figures_root', 'quiet_hub', 'hub_online', 'hub_error', 'log_once', 'package_versions', 'canonical_params',
-           'run_id', 'RunDir', 'runtime_info', 'make_run_dir', 'is_timing', 'save_results']
+           'figures_root', 'data_dir', 'quiet_hub', 'hub_online', 'hub_error', 'log_once', 'package_versions',
+           'canonical_params', 'run_id', 'RunDir', 'runtime_info', 'make_run_dir', 'is_timing', 'save_results']
 
 # %% ../nbs/00_core.ipynb #d9411469
 class GrokError(ValueError):
@@ -277,6 +277,17 @@ def cache_dir(name: str) -> Path:
 def figures_root() -> Path:
     "`<workspace>/figures`: where reports write figures unless a `figures_dir` is given."
     return workspace() / "figures"
+
+# %% ../nbs/00_core.ipynb #e6670320
+def data_dir(*parts: str, must_exist: bool = True) -> Path:
+    """`PROJECT_ROOT/data/<parts>`: the real samples committed with the repository (`data_dir("blimp")`,
+    `data_dir("english", "c4_en_sample1000.jsonl.gz")`). With `must_exist` (the default) a missing path raises a
+    `GrokError` that names it."""
+    p = PROJECT_ROOT.joinpath("data", *map(str, parts))
+    check(not must_exist or p.exists(),
+          f"data_dir: {p} does not exist (the real samples are committed under the repository's data/ folder, "
+          "listed in data/README.md; this checkout lacks it)")
+    return p
 
 # %% ../nbs/00_core.ipynb #0c8620bf
 def quiet_hub() -> None:

@@ -41,7 +41,15 @@ def _read_txt(path: Path) -> Iterator[str]:
 _TEXT_SUFFIXES = (".txt", ".txt.gz", ".jsonl", ".jsonl.gz", ".json.gz")
 
 def text_source(spec, text_field: str = "text", limit: int | None = None, revision: str | None = None) -> Iterator[str]:
-    "Iterate the documents of a source spec (see above), at most `limit` of them."
+    """Iterate the documents (str) of `spec`, at most `limit` of them. `spec` is one of:
+    - a list or tuple of strings: the documents themselves;
+    - a callable returning an iterator of strings;
+    - `'hf:<name>[:<config>]'`: the `train` split of a hub dataset, streamed, field `text_field` (at `revision`);
+    - a file or a folder (every matching file under it, recursively, in sorted path order): `.txt` / `.txt.gz`
+      hold documents separated by blank lines; `.jsonl` / `.jsonl.gz` / `.json.gz` hold one JSON object per line,
+      whose field `text_field` is the document.
+    A missing file, an unsupported file type, a line without `text_field` or a bad gzip / UTF-8 stream is an error
+    naming the file (and line)."""
     def gen():
         if isinstance(spec, (list, tuple)):
             for i, d in enumerate(spec):
@@ -270,7 +278,11 @@ class MemoryCorpus:
 
 # %% ../nbs/01_data.ipynb #95a41af4
 class TokenStream:
-    "Deterministic, replayable packed token stream over documents (a list of strings, a source spec, or a corpus)."
+    """Deterministic, replayable packed token stream over documents (a list of strings, a `text_source` spec, or a
+    corpus such as `MemoryCorpus`), tokenized by `tokenizer` (a `transformers` tokenizer; EOS after each document
+    with `add_eos`). Documents are shuffled per epoch with `seed` (unless `shuffle=False`) and packed into rows of
+    `seq_len` tokens; `batch(step)` is `{'input_ids': LongTensor [batch_size, seq_len]}`, the same for a step every
+    time, which is what `train` consumes; `decode_batch(step)` gives the text of each row (for exposure scans)."""
     def __init__(self, docs, tokenizer, seq_len: int, batch_size: int, seed: int = 0, shuffle: bool = True,
                  limit: int | None = None, add_eos: bool = True, text_field: str = "text"):
         check(isinstance(seq_len, int) and seq_len >= 2, f"TokenStream: seq_len must be an int >= 2, got {seq_len!r}")

@@ -10,13 +10,15 @@ from dataclasses import dataclass, field
 from typing import Sequence
 import numpy as np
 from .core import GrokError, check
-from .lexicon import Lexicon
+from .lexicon import Lexicon, RAISING_ADJECTIVES, CONTROL_ADJECTIVES, RAISING_VERBS, CONTROL_VERBS
 from .grammar import Grammar, Clause, Banned, PHENOMENON_TAGS, generate_docs, rng_for, check_count, detokenize
-from .grammar import corpus_stats
+from .grammar import corpus_stats, PREVERBAL, HARD_BE_INFINITIVE, adverb_slot
 from .blimp import PARADIGMS, DEFAULT_PHENOMENA, design_pairs, sentence_for, pair_record, check_phenomena
+from .blimp import Pair, _Participle, _Raising, _control_for, _picker, _Reservations, _withheld, _subject_det
+from .blimp import _one_prefix
 
 # %% auto #0
-__all__ = ['TOKENS_PER_DOC', 'EmbeddedDefault', 'make_embedded_default', 'docs_for_tokens']
+__all__ = ['HARD_FORMS', 'TOKENS_PER_DOC', 'EmbeddedDefault', 'make_embedded_default', 'docs_for_tokens']
 
 # %% ../nbs/10a_embedded.ipynb #84d3f475
 _STRUCTURE_TAGS = ("question", "relative", "complement", "passive", "coordination", "subordinate", "fronted",
@@ -45,7 +47,8 @@ class EmbeddedDefault:
         st = corpus_stats(self.docs, self.lexicon)
         extra = (("raising",) if self.params.get("raising_share") else ()) + (         # only where the corpus has them
             ("control",) if self.params.get("control_exposures") else ()) + (
-            ("preverbal",) if self.params.get("order_share") else ())
+            ("preverbal",) if self.params.get("order_share") or self.params.get("hard_forms") else ()) + (
+            ("counterpart",) if self.params.get("hard_forms") else ())
         st["sentence_share"] = {t: self.tag_counts.get(t, 0) / self.n_sentences
                                 for t in PHENOMENON_TAGS + ("none",) + _STRUCTURE_TAGS + extra}
         st["n_rejected_sentences"] = self.n_rejected
@@ -79,19 +82,22 @@ def _window(docs, n_docs, window_docs=None, window_words=None) -> int:
     return window_docs or max(1, n_docs // 10)
 
 # %% ../nbs/10a_embedded.ipynb #34c48035
-def _insert_exposures(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng) -> None:
-    "Insert `n_exposures` sentences around each exposed key into `docs` (and their tags into `tags`), in place."
-    done = set()
+def _insert_exposures(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng, gens=None) -> None:
+    """Insert `n_exposures` sentences around each exposed key into `docs` (and their tags into `tags`), in place;
+    `gens` replaces paradigms' generators (the harder forms below), and each sentence of a hard raising key comes
+    with its control counterparts (`_insert_counterparts`)."""
+    done, gens = set(), gens or {}
     for uid, pid, key, _, withheld in design:
         if (uid, pid) not in exposed or (uid, tuple(key["phrase"])) in done: continue
         done.add((uid, tuple(key["phrase"])))
-        gen, allow = PARADIGMS[uid]["gen"](), {tuple(x.lower() for x in w) for w in withheld}
+        gen, allow = gens.get(uid, PARADIGMS[uid]["gen"])(), {tuple(x.lower() for x in w) for w in withheld}
         for _ in range(n_exposures):
             p, t = sentence_for(gen, g, key, rng, banned, allow)
             d = rng.randrange(window_docs)
             pos = rng.randint(0, len(docs[d]))
             docs[d].insert(pos, p.good)
             tags[d].insert(pos, t | {"inserted"})
+            if getattr(gen, "counterparts", False): _insert_counterparts(g, key, docs, tags, banned, window_docs, rng)
 
 # %% ../nbs/10a_embedded.ipynb #cc967c89
 _FORMS = ("ing", "pp", "past", "base", "s3")
@@ -155,6 +161,109 @@ def _designed_record(uid, pid, key, pair, is_exposed, n_exposures) -> dict:
     return {"UID": uid, "pairID": pid, "phrase": phrase, "phrase_start": m[0].start(), "phrase_end": m[0].end(),
             "exposed": is_exposed, "n_inserted": n_exposures if is_exposed else 0}
 
+# %% ../nbs/10a_embedded.ipynb #267e374f
+class _HardParticiple(_Participle):
+    """The participle paradigm's hard form: subject + adverb + past (good) / participle (bad), or, for half of the
+    keys, auxiliary + adverb + participle (good) / past (bad)."""
+    def key(self, g, rng, pick):
+        adv = rng.choice(PREVERBAL.items)
+        if rng.random() < .5:                                  # the past is good; the subject is the context
+            k = super().key(g, rng, pick)
+            return {**k, "good": "past", "phrase": (k["phrase"][0], adv, k["phrase"][1])}
+        v, aux = pick["verb_participle"](rng), rng.choice(("has", "have", "had"))
+        num = {"has": "sg", "have": "pl"}.get(aux) or rng.choice(("sg", "pl"))
+        return {"verb": v, "noun": None, "num": num, "good": "pp", "phrase": (aux, adv, v.pp)}
+    def sentence(self, g, key, rng, tags):
+        v, past = key["verb"], key["good"] == "past"
+        toks = _subject_det(g, key, rng, tags) if past else _subject_of(g, key["num"], not v.any_subject, rng, tags)
+        tags.update(("irregular_past" if past else "participle", "preverbal"))
+        i, bad = len(toks) + 2, v.pp if past else v.past
+        toks += list(key["phrase"])
+        if v.frame == "T" or (v.frame == "B" and rng.random() < .6): g.render_np(g.object_np(rng, tags), toks)
+        else: g.render_adjuncts(g.adjuncts(rng, tags, "past" if past else "perf", .5, .4), toks)
+        toks.append(".")
+        toks[0] = toks[0][:1].upper() + toks[0][1:]
+        return Pair(toks, toks[:i] + [bad] + toks[i + 1:], i, _one_prefix(toks, i, bad))
+
+def _subject_of(g, num, anim, rng, tags) -> list[str]:
+    "The words of a subject of number `num` (animate with `anim`): a name (singular only, 35%) or a noun phrase."
+    if num == "sg" and rng.random() < .35: return [g.name(rng)[0]]
+    while True:                                                # an invariant noun is singular as a subject
+        np_, _ = g.simple_np(rng, tags, "subj", anim=anim, num=num)
+        if np_.number == num: return g.render_np(np_, [])
+
+class _HardRaising(_Raising):
+    "The raising paradigm's hard form: a pre-verbal adverb between *There* and the predicate (*There often seems*)."
+    counterparts = True                                        # each exposure comes with a control counterpart
+    def key(self, g, rng, pick):
+        k, adv = super().key(g, rng, pick), rng.choice(PREVERBAL.items)
+        group = list(k["phrase"][1:])
+        s = adverb_slot(group)
+        return {**k, "phrase": ("There", *group[:s], adv, *group[s:])}
+
+HARD_FORMS = {"irregular_past_participle_verbs": _HardParticiple, "existential_there_subject_raising": _HardRaising}
+
+# %% ../nbs/10a_embedded.ipynb #dd4a5893
+def _design(g, seed, n_per_phenomenon, phenomena, pair_sampling="uniform", ban_scope="phrase", gens=None) -> list:
+    "`design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope)` with generators from `gens`."
+    pick, res, out, gens = _picker(g, pair_sampling), _Reservations(), [], gens or {}
+    for uid in phenomena:
+        gen = gens.get(uid, PARADIGMS[uid]["gen"])()
+        per_key = getattr(gen, "pairs_per_key", 1)
+        krng, prng = rng_for(seed, f"keys:{uid}"), rng_for(seed, f"pairs:{uid}")
+        keys, fails = [], 0
+        while len(keys) < -(-n_per_phenomenon // per_key):
+            check(fails < 3000, f"{uid}: drew only {len(keys)} distinct critical phrases of n_per_phenomenon="
+                                f"{n_per_phenomenon} (3,000 draws in a row repeated or overlapped earlier ones)")
+            k = gen.key(g, krng, pick)
+            w = _withheld(uid, k, g, ban_scope)
+            if res.try_add(k["phrase"], w):
+                keys.append((k, w))
+                fails = 0
+            else: fails += 1
+        for pid in range(n_per_phenomenon):
+            k, w = keys[pid // per_key]
+            out.append((uid, str(pid), k, sentence_for(gen, g, k, prng)[0], w))
+    return out
+
+def _insert_counterparts(g, key, docs, tags, banned, window_docs, rng) -> int:
+    """Insert the control counterparts (`_counterpart`) of one exposure sentence of a hard raising key into the window,
+    in place: on average as many as there are control predicates per raising predicate of its kind (11 / 9 for
+    adjectives, 13 / 7 for verbs), so that each control predicate gains as many sightings as each raising one.
+    Returns how many."""
+    ratio = (len(CONTROL_ADJECTIVES) / len(RAISING_ADJECTIVES) if key["phrase"][-1] in RAISING_ADJECTIVES
+             else len(CONTROL_VERBS) / len(RAISING_VERBS))
+    n = int(ratio) + (rng.random() < ratio - int(ratio))
+    for _ in range(n):
+        for _attempt in range(200):
+            t = {"raising", "counterpart"}
+            toks = _counterpart(g, key, rng, t)
+            if not banned.hit(toks): break
+        else: raise GrokError(f"no counterpart for {' '.join(key['phrase'])!r} free of withheld phrases in 200 tries")
+        d = rng.randrange(window_docs)
+        pos = rng.randint(0, len(docs[d]))
+        docs[d].insert(pos, toks)
+        tags[d].insert(pos, t)
+    return n
+
+def _counterpart(g, key, rng, tags) -> list[str]:
+    """A subject clause with a hard raising key's predicate group (adverb included) but a control predicate of the
+    same form, then *to* + a verb (and object) or, in a share `HARD_BE_INFINITIVE`, *to be* + an adjective."""
+    group = list(key["phrase"][1:])
+    group[-1] = _control_for(group[-1], rng)
+    while True:
+        subj, _ = g.simple_np(rng, tags, "subj", anim=True, num=key["num"])
+        if subj.number == key["num"]: break
+    c = Clause(subject=subj, verb=group + ["to"])
+    if rng.random() < HARD_BE_INFINITIVE:
+        c.verb.append("be")
+        c.predicate = [g.adj(rng)]
+    else:
+        v = g.verb_action(rng)
+        c.verb.append(v.base)
+        if v.frame == "T" or (v.frame == "B" and rng.random() < .5): c.obj = g.object_np(rng, tags)
+    return g.render([c])
+
 # %% ../nbs/10a_embedded.ipynb #3b047017
 def _count_tags(tags) -> tuple[Counter, int]:
     c, n = Counter(), 0
@@ -170,16 +279,18 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
                           phenomena: Sequence[str] = DEFAULT_PHENOMENA, zipf: float = 1.5, n_nouns: int | None = None,
                           pair_sampling: str = "uniform", ban_scope: str = "phrase",
                           sentences_per_doc: tuple[int, int] = (3, 12), raising_share: float = 0.0,
-                          control_exposures: bool = False, order_share: float = 0.0) -> EmbeddedDefault:
+                          control_exposures: bool = False, order_share: float = 0.0,
+                          hard_forms: bool = False) -> EmbeddedDefault:
     """Corpus + BLiMP-format pairs where a share `exposed_share` of critical phrases occur `n_exposures` times early and
     the rest never; `raising_share` of the corpus's clauses have raising / control predicates, `order_share` of its
     main clauses a varied word order (`Grammar`; the pairs keep their templates); with
-    `control_exposures` each unexposed phrase's open-class words get `n_exposures` carrier sentences in the window."""
+    `control_exposures` each unexposed phrase's open-class words get `n_exposures` carrier sentences in the window;
+    with `hard_forms` existential raising and participles take their harder forms (`HARD_FORMS`)."""
     params = dict(seed=seed, n_docs=n_docs, n_per_phenomenon=n_per_phenomenon, exposed_share=exposed_share,
                   n_exposures=n_exposures, window_docs=window_docs, window_words=window_words,
                   phenomena=list(phenomena), zipf=zipf, n_nouns=n_nouns, pair_sampling=pair_sampling,
                   ban_scope=ban_scope, raising_share=raising_share, control_exposures=control_exposures,
-                  order_share=order_share)
+                  order_share=order_share, hard_forms=hard_forms)
     check_count("n_docs", n_docs)
     check_count("n_per_phenomenon", n_per_phenomenon)
     check_count("n_exposures", n_exposures)
@@ -192,13 +303,18 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
               f"window_docs must be an int in [1, n_docs={n_docs}], got {window_docs!r}")
     if window_words is not None: check_count("window_words", window_words)
     check_phenomena(phenomena)
-    g = Grammar(n_nouns, zipf, raising_share, order_share)
-    design = design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope)
+    check(isinstance(hard_forms, bool), f"hard_forms must be True or False, got {hard_forms!r}")
+    check(not hard_forms or ban_scope == "phrase",
+          f"hard_forms withhold exact phrases only (ban_scope 'phrase'), got ban_scope={ban_scope!r}")
+    g = Grammar(n_nouns, zipf, raising_share, order_share, hard_forms)
+    gens = HARD_FORMS if hard_forms else {}
+    if hard_forms: design = _design(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope, gens)
+    else: design = design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope)
     exposed = _exposed_split(design, phenomena, rng_for(seed, "split"), exposed_share)
     banned = Banned(ng for *_, withheld in design for ng in withheld)
     docs, tags, _, n_rejected = generate_docs(g, n_docs, rng_for(seed, "corpus"), banned, sentences_per_doc)
     window_docs = _window(docs, n_docs, window_docs, window_words)
-    _insert_exposures(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng_for(seed, "insert"))
+    _insert_exposures(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng_for(seed, "insert"), gens)
     if control_exposures:
         _insert_controls(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng_for(seed, "control"))
     designed = [_designed_record(u, p, k, pr, (u, p) in exposed, n_exposures) for u, p, k, pr, _ in design]

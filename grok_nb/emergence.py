@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
-from .core import GrokError, check, RunDir, save_json, load_json
+from .core import GrokError, check, RunDir, save_json, load_json, hub_online, hub_error
 from .data import TokenStream, train_tokenizer, load_tokenizer, text_source
 from .models import build_model
 from .train import train_or_launch, load_checkpoint, checkpoint_schedule, pythia_steps
@@ -17,10 +17,10 @@ from .scoring import greedy_match
 
 # %% auto #0
 __all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES', 'VERBS', 'PREPOSITIONS', 'IOI_TEMPLATES',
-           'TASKS', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus', 'repeated_ngram_share', 'Task',
-           'prefix_id', 'word_tokens', 'single_token_names', 'string_repetition', 'in_context_repetition',
-           'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes', 'Suite', 'HFPythiaSuite',
-           'LocalSuite', 'train_local_suite']
+           'SEPARATORS', 'TASKS', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus',
+           'repeated_ngram_share', 'Task', 'prefix_id', 'word_tokens', 'single_token_names', 'string_repetition',
+           'in_context_repetition', 'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes',
+           'Suite', 'HFPythiaSuite', 'LocalSuite', 'train_local_suite']
 
 # %% ../nbs/20_emergence.ipynb #ee863fa0
 # bump when `capability_corpus` changes what it generates (cached mini-suites are keyed by it); 2: IOI in both orders
@@ -134,7 +134,10 @@ def repeated_ngram_share(docs: Sequence[Sequence], n: int = 4, window: int | Non
 # %% ../nbs/20_emergence.ipynb #81715eaf
 @dataclass
 class Task:
-    "A capability task: prompts and targets as token ids."
+    """A capability task for one tokenizer: `prompts`, a list of token-id lists (each starting with `prefix_id`, the
+    document separator the model saw in training), and `targets`, one token-id list per prompt. A model solves a
+    prompt when its greedy continuation of `len(target)` tokens equals the target (`pass_rate`, `passes`); build one
+    by hand for a capability of your own, or with `make_tasks` / `TASKS`."""
     name: str
     prompts: list
     targets: list
@@ -185,17 +188,32 @@ def single_token_names(tokenizer, names: Sequence[str] = NAMES) -> list[str]:
 # %% ../nbs/20_emergence.ipynb #57a2e432
 def _enc(tokenizer, text): return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
+SEPARATORS = ("\n", ".", ";", ",", "|")   # string_repetition's separator: the first that is one token
+
+def _separator(tokenizer, sep: str | None) -> int:
+    "The id of `sep`, or with `sep=None` of the first of `SEPARATORS` that is one known token of `tokenizer`."
+    fix = "pass sep= a string that is one token of this tokenizer (e.g. '.' for a word-level tokenizer)"
+    if sep is not None:
+        try: return _single_token(tokenizer, sep, "string_repetition", "separator")
+        except GrokError as e: raise GrokError(f"{e}; {fix}") from None
+    for s in SEPARATORS:
+        try: return _single_token(tokenizer, s, "string_repetition", "separator")
+        except GrokError: pass
+    raise GrokError(f"string_repetition: none of the separators {SEPARATORS} is one token of this tokenizer; {fix}")
+
 def string_repetition(tokenizer, n: int = 32, seed: int = 0, length: int = 10, k: int = 3, n_target: int = 1,
-                      sep: str = "\n", pool: Sequence[int] | None = None) -> Task:
-    """Random word tokens (from `pool`, default `word_tokens`), a separator, then the first `k` again; target: the next
-    `n_target` tokens."""
+                      sep: str | None = None, pool: Sequence[int] | None = None) -> Task:
+    """`n` prompts: the prefix token, `length` distinct random tokens from `pool` (default `word_tokens`), the separator
+    `sep`, then the first `k` of them again; each target is the next `n_target` tokens of the string. `sep=None`
+    takes the first of `SEPARATORS` that is one token of `tokenizer`: the newline for a byte-level BPE, '.' for the
+    project's word-level tokenizer (which drops whitespace). Returns a `Task` of token ids; seeded by `seed`."""
     check(
         1 <= k and k + n_target <= length,
         f"string_repetition: need 1 <= k and k + n_target <= length, got k={k}, n_target={n_target}, length={length}",
     )
     rng, pool = np.random.default_rng([seed, 1]), list(pool) if pool is not None else word_tokens(tokenizer)
     check(len(pool) >= length, f"string_repetition: {len(pool)} word tokens, fewer than length={length}")
-    s, p = _single_token(tokenizer, sep, "string_repetition", "separator"), prefix_id(tokenizer)
+    s, p = _separator(tokenizer, sep), prefix_id(tokenizer)
     prompts, targets = [], []
     for _ in range(n):
         x = [pool[i] for i in rng.choice(len(pool), length, replace=False)]
@@ -287,12 +305,17 @@ def make_tasks(
     names: Sequence[str] | None = None,
     texts: Sequence[str] | None = None,
     pool: Sequence[int] | None = None,
+    sep: str | None = None,
 ) -> dict[str, Task]:
-    """The four tasks for a tokenizer (IOI with `names`, default the single-token ones of `NAMES`; random strings from
-    `pool`, default `word_tokens`)."""
+    """The four capability tasks of `TASKS` built for `tokenizer`, `n` prompts each, seeded by `seed`: a dict
+    `{name: Task}` (prompts and targets as token ids of this tokenizer; score one with `pass_rate`).
+    `names`: IOI's names (default: those of `NAMES` that are one space-prefixed token); `texts`: the passages of
+    `in_context_repetition` (default: generated filler sentences); `pool`: the token ids random strings are drawn from
+    (`string_repetition`, `pattern_completion`; default `word_tokens`); `sep`: `string_repetition`'s separator
+    (default: the first of `SEPARATORS` that is one token, so the project's BPE and word-level tokenizers both work)."""
     names = single_token_names(tokenizer) if names is None else names
     return {
-        "string_repetition": string_repetition(tokenizer, n, seed, pool=pool),
+        "string_repetition": string_repetition(tokenizer, n, seed, pool=pool, sep=sep),
         "in_context_repetition": in_context_repetition(tokenizer, n, seed, texts=texts),
         "pattern_completion": pattern_completion(tokenizer, n, seed, pool=pool),
         "ioi": ioi(tokenizer, n, seed, names),
@@ -358,7 +381,11 @@ class HFPythiaSuite(Suite):
             check((path/"config.json").exists(), f"HFPythiaSuite: missing checkpoint {path} (no config.json)")
             m = self.loader(str(path), **self.kwargs)
         else:
-            m = self.loader(repo, revision=f"step{step}", cache_dir=self.cache_dir, **self.kwargs)
+            online = hub_online()          # decided once; offline, the hub libraries read their cache only, at once
+            try: m = self.loader(repo, revision=f"step{step}", cache_dir=self.cache_dir, **self.kwargs)
+            except Exception:
+                if online: raise
+                raise hub_error("HFPythiaSuite: checkpoint", f"{repo}@step{step}") from None
         return m.to(self.device).eval()
     def tokenizer(self, size="70m", seed: int = 0):
         repo = self.repo(size, seed)
@@ -370,7 +397,17 @@ class HFPythiaSuite(Suite):
 
 # %% ../nbs/20_emergence.ipynb #73847164
 class LocalSuite(Suite):
-    "Runs of `train_local_suite`: `runs_dir/{size}-seed{seed}/checkpoints/step_XXXXXX/`."
+    """The checkpoint series in a folder, as a `Suite` (what `emergence_search` and `pass_rate_curves` take).
+    Written by `train_local_suite`, or by hand with `train(run_dir=...)` and `tokenizer.save_pretrained(...)`:
+
+        runs_dir/
+          tokenizer/                          the tokenizer's save_pretrained folder, shared by every run (required)
+          {size}-seed{seed}/                  one run per (size, seed): `size` any name without '/', `seed` an int
+            checkpoints/step_000000/ ...      the checkpoints `train` writes (complete ones have a manifest.json)
+
+    `runs()` lists the (size, seed) pairs found, `steps(size, seed)` a run's checkpoint steps, `model(size, seed,
+    step)` loads one checkpoint (`transformers` weights) on `device` in eval mode, `tokenizer()` loads `tokenizer/`.
+    A missing folder, run, step or tokenizer is an error naming what the folder has."""
     def __init__(self, runs_dir, device: str = "cpu"):
         self.path, self.device = Path(runs_dir), device
         check(self.path.is_dir(), f"LocalSuite: no such folder {self.path}")
@@ -388,13 +425,17 @@ class LocalSuite(Suite):
             f"LocalSuite: no run {rd.path.name!r} in {self.path} (have {[f'{s}-seed{n}' for s, n in self.runs()]})",
         )
         return rd
-    def steps(self, size, seed: int) -> list[int]: return self.run_dir(size, seed).checkpoint_steps()
+    def steps(self, size, seed: int) -> list[int]:
+        "The steps of the complete checkpoints of run (size, seed), sorted."
+        return self.run_dir(size, seed).checkpoint_steps()
     def model(self, size, seed: int, step: int):
+        "The model of run (size, seed) at checkpoint `step`, in eval mode on `device`."
         rd = self.run_dir(size, seed)
         have = rd.checkpoint_steps()
         check(step in have, f"LocalSuite: missing checkpoint step {step!r} in {rd.path} (have {have})")
         return load_checkpoint(rd.checkpoint(step), device=self.device).eval()
     def tokenizer(self, size=None, seed: int = 0):
+        "The suite's tokenizer, from `runs_dir/tokenizer/` (`size` and `seed` are ignored: one for every run)."
         check((self.path/"tokenizer").is_dir(), f"LocalSuite: no tokenizer folder {self.path/'tokenizer'}")
         return load_tokenizer(str(self.path/"tokenizer"))
 

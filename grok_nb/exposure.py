@@ -15,10 +15,10 @@ from .core import GrokError, check
 
 # %% auto #0
 __all__ = ['DEMONSTRATIVES', 'NUMBER_DETERMINERS', 'PRENOMINAL', 'PREPOSITIONS', 'RELATIVIZERS', 'AUXILIARIES',
-           'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PHENOMENA', 'PHRASE_COLUMNS',
-           'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase', 'critical_phrase', 'critical_phrases',
-           'phrase_coverage', 'exposure_table', 'sightings_before', 'stream_texts', 'exposure_from_stream',
-           'proxy_split']
+           'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PREVERBAL_ADVERBS', 'PHENOMENA',
+           'PHRASE_COLUMNS', 'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase', 'critical_phrase',
+           'critical_phrases', 'phrase_coverage', 'exposure_table', 'sightings_before', 'stream_texts',
+           'exposure_from_stream', 'proxy_split']
 
 # %% ../nbs/10_exposure.ipynb #8163bb95
 _WORD = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]")
@@ -67,6 +67,9 @@ PARTICIPLE_AUXILIARIES = frozenset(_PAUX | {a + "n't" for a in _PAUX})
 QUANTIFIERS = frozenset({"a", "an", "no", "some", "many", "most", "all", "every", "each", "few", "several", "the",
     "any", "both"})
 MULTIWORD_ADJECTIVES = (("out", "in", "the", "open"),)   # BLiMP's one multi-word adjective
+# adverbs that stand between a subject and its verb (the embedded grammar's PREVERBAL and a few more)
+PREVERBAL_ADVERBS = frozenset({"often", "also", "usually", "always", "sometimes", "still", "rarely", "just", "already",
+                               "really", "never", "seldom"})
 
 def _alnum(w: str) -> bool: return w[:1].isalnum() or w[:1] == "_"
 
@@ -146,7 +149,9 @@ def _rule_participle(w, crit, uid, hints):
         if not _alnum(w[i]): break
         if lw[i] in PARTICIPLE_AUXILIARIES: return [i], "participle:auxiliary"
     if "adjective" in uid and c + 1 < len(w) and _alnum(w[c + 1]): return [c + 1], "participle:modified_noun"
-    if c >= 1 and _alnum(w[c - 1]): return [c - 1], "participle:subject"
+    s = c - 1
+    while s >= 1 and lw[s] in PREVERBAL_ADVERBS: s -= 1       # the subject before a pre-verbal adverb
+    if s >= 0 and _alnum(w[s]): return [s], "participle:subject"
     return None
 
 # (phenomenon, test on the UID, rule): the first match wins. These five are the study phenomena.
@@ -239,8 +244,10 @@ PHRASE_COLUMNS = ["UID", "pairID", "phenomenon", "phrase", "span", "char_span", 
 _CP_FIELDS = [f for f in CriticalPhrase.__dataclass_fields__ if f != "words"]
 
 def critical_phrases(pairs) -> pd.DataFrame:
-    """Critical phrase of every pair (DataFrame or iterable of dicts), one row each; `status` 'skipped' rows have no
-    phrase."""
+    """Critical phrase of every minimal pair (a DataFrame such as `load_blimp`'s, or an iterable of dicts with
+    `sentence_good`, `sentence_bad` and optionally `UID`, `pairID`): a DataFrame with one row per pair, columns
+    `PHRASE_COLUMNS` (`phrase`: the good sentence's words that carry the contrast, `bad_phrase`, `rule`, `status`,
+    ...). Pairs without a usable contrast get `status` 'skipped', no phrase and the `reason`."""
     records = pairs.to_dict("records") if isinstance(pairs, pd.DataFrame) else list(pairs)
     rows = []
     for k, r in enumerate(records):
@@ -466,8 +473,12 @@ def exposure_from_stream(
     phrases: Iterable[str], stream, window_step: int, case_sensitive: bool = True, n_jobs: int = 1,
     bucket_edges: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    """Exposure of `phrases` in the batches of steps 0..window_step-1 of `stream` (see `exposure_table`; with
-    `bucket_edges`, e.g. the checkpoint steps, the counts per step bucket too)."""
+    """Exposure of `phrases` in a training stream: every row of the batches of steps 0..window_step-1, as
+    `stream.decode_batch(step)` gives its text (a `TokenStream`), is scanned for each phrase as a whole-word match
+    (case-sensitive unless `case_sensitive=False`; `n_jobs` worker processes). A DataFrame, one row per distinct
+    phrase: `phrase`, `first_step` (the first step whose batch contains it; pd.NA if never) and `count`; with
+    `bucket_edges` (e.g. the checkpoint steps) also `bucket_counts` (see `sightings_before`). Feed it to
+    `proxy_split`."""
     check(
         isinstance(window_step, (int, np.integer)) and window_step >= 1,
         f"exposure_from_stream: window_step must be an int >= 1, got {window_step!r}",

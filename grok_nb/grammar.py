@@ -17,8 +17,9 @@ from .lexicon import ATTRACTOR_PREPS, ADJUNCT_PREPS, LOC_PREPS, MANNER, TIME_ADV
 from .lexicon import RAISING_ADJECTIVES, CONTROL_ADJECTIVES, RAISING_VERBS, CONTROL_VERBS
 
 # %% auto #0
-__all__ = ['TENSES', 'DET_TABLES', 'PHENOMENON_TAGS', 'PREVERBAL', 'NounPhrase', 'PrepPhrase', 'Adverbial', 'Clause', 'reflexive',
-           'Grammar', 'detokenize', 'rng_for', 'Banned', 'check_count', 'generate_docs', 'synthetic_corpus',
+__all__ = ['TENSES', 'DET_TABLES', 'PHENOMENON_TAGS', 'PREVERBAL', 'HARD_ADVERB_SHARE', 'HARD_RAISING_SHARES',
+           'HARD_BE_INFINITIVE', 'NounPhrase', 'PrepPhrase', 'Adverbial', 'Clause', 'reflexive', 'Grammar',
+           'adverb_slot', 'detokenize', 'rng_for', 'Banned', 'check_count', 'generate_docs', 'synthetic_corpus',
            'corpus_stats']
 
 # %% ../nbs/02_grammar.ipynb #ca1b81b3
@@ -91,15 +92,17 @@ class Grammar:
     """A seeded probabilistic grammar over `make_lexicon(n_nouns)` with Zipf exponent `zipf` for every open class; a
     share `raising_share` of its clauses have a raising or control predicate (none by default); in a share
     `order_share` of main clauses an adverb stands between subject and verb and, independently, their adjuncts are
-    fronted (the word order varies; fixed by default)."""
+    fronted (the word order varies; fixed by default); with `hard_forms` the raising and participle constructions
+    take their harder forms (section *Harder forms*; off by default)."""
     def __init__(self, n_nouns: int | None = None, zipf: float = 1.5, raising_share: float = 0.0,
-                 order_share: float = 0.0):
+                 order_share: float = 0.0, hard_forms: bool = False):
         check(isinstance(zipf, (int, float)) and 0 < zipf <= 5, f"zipf must be a number in (0, 5], got {zipf!r}")
         check(isinstance(raising_share, (int, float)) and not isinstance(raising_share, bool)
               and 0 <= raising_share <= 1, f"raising_share must be a number in [0, 1], got {raising_share!r}")
         check(isinstance(order_share, (int, float)) and not isinstance(order_share, bool)
               and 0 <= order_share <= 1, f"order_share must be a number in [0, 1], got {order_share!r}")
-        self.raising_share, self.order_share = float(raising_share), float(order_share)
+        check(isinstance(hard_forms, bool), f"hard_forms must be True or False, got {hard_forms!r}")
+        self.raising_share, self.order_share, self.hard_forms = float(raising_share), float(order_share), hard_forms
         self.lex, self.zipf = make_lexicon(n_nouns), float(zipf)
         N, V = self.lex.nouns, self.lex.verbs
         def sub(items, keep):  # a subset that keeps the Zipf weights of the full list
@@ -115,6 +118,8 @@ class Grammar:
         self.verb_trans_any = sub(V, lambda v: v.transitive and v.any_subject)
         self.verb_intr_any = sub(V, lambda v: v.intransitive and v.any_subject)
         self.adj = ZipfSampler(self.lex.adjectives, self.zipf)
+        irr = [v for v in V if v.past_differs]             # the participle paradigm's verbs (`hard_construction`)
+        self._hard_past, self._hard_pp = {v.past for v in irr}, {v.pp for v in irr}
         self.name = ZipfSampler(self.lex.names, self.zipf)
 
 # %% ../nbs/02_grammar.ipynb #efc2879b
@@ -153,6 +158,13 @@ def render_adjuncts(self: Grammar, adjuncts: Iterable[PrepPhrase | Adverbial], o
 # %% ../nbs/02_grammar.ipynb #5ed076d1
 _BE_FORMS = {w for f, ws in AGREE.items() if f.startswith("be") for w in ws}
 
+def adverb_slot(verb: Sequence[str], before_to: bool = False) -> int:
+    """Where a pre-verbal adverb goes in verb group `verb`: after a finite *be* or the first auxiliary (1), else
+    before the verb (0). With `before_to` only the words before an infinitive's *to* count, so that a lone raising
+    or control verb takes it in front (*often seems to be*; without, *seems often to be*, the old placement)."""
+    head = verb[:list(verb).index("to")] if before_to and "to" in verb else verb
+    return 1 if len(head) > 1 or head[0].lower() in _BE_FORMS else 0
+
 @patch
 def render_clause(self: Grammar, c: Clause, out: list[str], lang: str = "en") -> list[str]:
     "Append the words of clause `c` in English (SVO) or verb-final (`lang='other'`) order."
@@ -163,7 +175,7 @@ def render_clause(self: Grammar, c: Clause, out: list[str], lang: str = "en") ->
     if lang == "en":
         v = c.verb
         if c.adverb:   # after a finite *be* or the first auxiliary, else before the verb
-            k = 1 if len(v) > 1 or v[0].lower() in _BE_FORMS else 0
+            k = adverb_slot(v, self.hard_forms)
             v = v[:k] + c.adverb + v[k:]
         if c.kind == "q":
             out.append(v[0])
@@ -432,6 +444,7 @@ def predicate_group(self: Grammar, rng, pred: Verb | str, num: str, tense: str, 
 def _raising_clause(self: Grammar, rng, tags, tense, cast=None) -> Clause:
     "Expletive *there* + raising predicate + *to be* + pivot, or a subject + raising / control predicate + *to* + VP."
     tags.add("raising")
+    if self.hard_forms: return self._hard_raising_clause(rng, tags, tense, cast)
     r, adjective = rng.random(), rng.random() < .5
     if r < 1 / 3:
         c = self._there_clause(rng, tags)                          # pivot, tail or place; its verb is replaced
@@ -466,9 +479,11 @@ def _complement_clause(self: Grammar, rng, tags, tense, depth=0, cast=None) -> C
 def clause(self: Grammar, rng, tags, depth=0, cast=None, kind=None, question=False) -> Clause:
     """One finite clause of a randomly chosen type (or of type `kind`: act, cop, pass, there, refl, comp, raising);
     a raising clause with probability `raising_share`; a main declarative clause gets a varied order with
-    `order_share` (`vary_order`). No random draw for either when its share is 0."""
+    `order_share` (`vary_order`), and with `hard_forms` a hard construction its adverb (`hard_adverb`). No random
+    draw for any of them when its share is 0 or the flag off."""
     c = self._clause(rng, tags, depth, cast, kind, question)
     if self.order_share and depth == 0 and not question: self.vary_order(c, rng, tags)
+    if self.hard_forms and depth == 0 and not question: self.hard_adverb(c, rng, tags)
     return c
 
 @patch
@@ -497,6 +512,55 @@ def vary_order(self: Grammar, c: Clause, rng, tags) -> Clause:
     if rng.random() < self.order_share and c.adjuncts:
         c.fronted = True
         tags.add("fronted")
+    return c
+
+# %% ../nbs/02_grammar.ipynb #e717e929
+HARD_ADVERB_SHARE = 0.5                  # main clauses with a hard construction that have a pre-verbal adverb
+HARD_RAISING_SHARES = (0.2, 0.2, 0.6)    # raising clauses: there + raising, subject + raising, subject + control
+HARD_BE_INFINITIVE = 0.5                 # subject raising / control clauses whose infinitive is *to be* + adjective
+_PP_AUX = _BE_FORMS | set(AGREE["have"]) | set(AGREE["have_neg"]) | {"had"}
+
+@patch
+def hard_construction(self: Grammar, c: Clause) -> str | None:
+    "'raising', 'past' or 'participle' when clause `c`'s own verb group holds that hard construction, else None."
+    v = [w.lower() for w in c.verb or ()]
+    if not v: return None
+    if "to" in v: return "raising"
+    if len(v) == 1 and v[0] in self._hard_past: return "past"
+    if len(v) >= 2 and v[-1] in self._hard_pp and v[-2] in _PP_AUX: return "participle"
+    return None
+
+@patch
+def hard_adverb(self: Grammar, c: Clause, rng, tags) -> Clause:
+    """Give main clause `c`, if it holds a hard construction, a pre-verbal adverb so that a share
+    max(`HARD_ADVERB_SHARE`, `order_share`) of them have one, counting `vary_order`'s (declarative clauses only)."""
+    if c.adverb or c.kind not in ("decl", "there") or not self.hard_construction(c): return c
+    target = max(HARD_ADVERB_SHARE, self.order_share)
+    done = self.order_share if c.kind == "decl" and c.subject else 0.0       # what vary_order drew with
+    p = (target - done) / (1 - done) if done < target else 0.0
+    if p and rng.random() < p:
+        c.adverb = [PREVERBAL(rng)]
+        tags.add("preverbal")
+    return c
+
+@patch
+def _hard_raising_clause(self: Grammar, rng, tags, tense, cast=None) -> Clause:
+    "A raising clause of the hard form: the kinds in `HARD_RAISING_SHARES`, predicates uniform within their class."
+    r, (a, b, _) = rng.random(), HARD_RAISING_SHARES
+    if r < a:
+        c = self._there_clause(rng, tags)                          # pivot, tail or place; its verb is replaced
+        pred = rng.choice(RAISING_ADJECTIVES + RAISING_VERBS)
+        c.verb = self.predicate_group(rng, pred, c.subject.number, tense, tags) + ["to", "be"]
+        return c
+    control = r >= a + b
+    pred = rng.choice(CONTROL_ADJECTIVES + CONTROL_VERBS if control else RAISING_ADJECTIVES + RAISING_VERBS)
+    c, be = Clause(), rng.random() < HARD_BE_INFINITIVE
+    v = None if be else self.verb_action(rng)
+    c.subject, num, _ = self.subject(rng, tags, anim=control or not (be or v.any_subject), cast=cast)
+    c.verb = self.predicate_group(rng, pred, num, tense, tags) + ["to", "be" if be else v.base]
+    if be: c.predicate = [self.adj(rng)]
+    elif v.frame == "T" or (v.frame == "B" and rng.random() < .5): c.obj = self.object_np(rng, tags, cast)
+    c.adjuncts = self.adjuncts(rng, tags, tense, .15, .05)
     return c
 
 # %% ../nbs/02_grammar.ipynb #86f2ef20

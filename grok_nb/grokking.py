@@ -14,9 +14,9 @@ from .scoring import pooled_states
 from .exposure import critical_phrase
 
 # %% auto #0
-__all__ = ['smooth_curve', 'threshold_step', 'delay', 'split_curves', 'matched_random_null', 'fit_logistic',
-           'logistic_midpoint_delay', 'split_results', 'run_headline', 'delay_table', 'delay_label', 'effective_rank',
-           'concept_auroc', 'concept_vectors', 'critical_context_attention', 'rank_heads']
+__all__ = ['smooth_curve', 'threshold_step', 'delay', 'split_curves', 'delta_interval', 'matched_random_null', 'fit_logistic',
+           'logistic_midpoint_delay', 'gap_bootstrap', 'split_results', 'run_headline', 'delay_table', 'delay_label',
+           'effective_rank', 'concept_auroc', 'concept_vectors', 'critical_context_attention', 'rank_heads']
 
 # %% ../nbs/11_grokking.ipynb #13f6078e
 def _steps_curve(steps, values, name="accuracy"):
@@ -104,14 +104,21 @@ def split_curves(values, exposed) -> tuple[np.ndarray, np.ndarray]:
     return values[exposed].mean(0), values[~exposed].mean(0)
 
 # %% ../nbs/11_grokking.ipynb #271862aa
-def _crossing_steps(acc: np.ndarray, steps: np.ndarray, threshold: float, censor_step, crossing="first", smooth=3):
-    "acc [k, C] -> the first (or sustained) crossing step per row (censor_step where none), and the censored mask."
+def _crossing_steps(acc: np.ndarray, steps: np.ndarray, threshold: float, crossing="first", smooth=3):
+    "acc [k, C] -> the first (or sustained) crossing step per row (NaN where none), and the mask of rows that cross."
     ge = acc >= threshold
     if crossing == "sustained":
         ge = np.logical_and.accumulate((smooth_curve(acc, smooth) >= threshold)[:, ::-1], 1)[:, ::-1]
     hit = ge.any(axis=1)
-    first = steps[ge.argmax(axis=1)].astype(float)
-    return np.where(hit, first, float(censor_step)), ~hit
+    return np.where(hit, steps[ge.argmax(axis=1)].astype(float), np.nan), hit
+
+def delta_interval(te, tu, next_step: float) -> tuple[np.ndarray, np.ndarray]:
+    """`(lower, upper)` of Δt = tu − te per split, where NaN crossing steps are censored: the split would cross at
+    `next_step` (the checkpoint after the last) at the earliest (see above)."""
+    te, tu = np.asarray(te, float), np.asarray(tu, float)
+    lo = np.where(np.isnan(te), -np.inf, np.where(np.isnan(tu), next_step - te, tu - te))
+    hi = np.where(np.isnan(tu), np.inf, np.where(np.isnan(te), tu - next_step, tu - te))
+    return lo, hi
 
 def _units(exposed, groups, strata):
     "Unit of each pair, and per unit its exposure and stratum (checked constant within a unit)."
@@ -127,13 +134,18 @@ def _units(exposed, groups, strata):
     check(bool((us[unit] == strata).all()), "matched_random_null: pairs of one group differ in stratum")
     return unit, ue, us
 
+def _finite(x): return None if x is None or not np.isfinite(x) else float(x)
+
 def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float = 0.8, seed: int = 0,
                         return_splits: bool = False, strata=None, groups=None, crossing: str = "first",
-                        smooth: int = 3) -> dict:
-    """Observed Δt against `n` random splits with the original group sizes; one-sided p-value. With `groups` (per
-    pair, e.g. its phrase) whole groups are relabelled; with `strata` (per pair, constant within a group) labels move
-    only within a stratum, keeping its number of exposed groups. Never-crossing splits count at
-    `last_step + interval` (see above); `crossing` as in `threshold_step`."""
+                        smooth: int = 3, gap_from: float | None = None) -> dict:
+    """Observed Δt against `n` random splits with the original group sizes; one-sided p-value with censored crossings
+    kept as intervals (see above). With `groups` (per pair, e.g. its phrase) whole groups are relabelled; with
+    `strata` (per pair, constant within a group) labels move only within a stratum, keeping its number of exposed
+    groups; `crossing` as in `threshold_step`. Returns `observed` (Δt, None when censored), `observed_lower` /
+    `observed_upper` (None = unbounded), `null` (per split, NaN where censored), `p_value` (exposed first) and
+    `p_value_less` (the other direction: null splits not definitely larger count as extreme), `null_censored_share`,
+    `null_upper_quantiles`, and with `gap_from` the threshold-free `gap`, `gap_p_value`, `gap_null`."""
     _check_threshold(threshold)
     _check_crossing(crossing)
     check(isinstance(n, (int, np.integer)) and n >= 1, f"matched_random_null: n must be an int >= 1, got {n!r}")
@@ -146,15 +158,18 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
     P = len(exposed)
     n_e = int(exposed.sum())
     n_u = P - n_e
-    censor_step = steps[-1] + (steps[-1] - steps[-2])
+    next_step = float(steps[-1] + (steps[-1] - steps[-2]))
+    window = np.ones(len(steps), bool) if gap_from is None else steps >= gap_from
+    check(bool(window.any()), f"matched_random_null: gap_from={gap_from} is after the last checkpoint {steps[-1]}")
     def deltas(member: np.ndarray):                                    # member [k, P] bool
         sums_e = member.astype(np.float64) @ C                         # [k, C] exact integer sums
         k_e = member.sum(1, keepdims=True).astype(np.float64)          # split sizes (they vary with groups)
         acc_e, acc_u = sums_e / k_e, (C.sum(0)[None] - sums_e) / (P - k_e)
-        te, ce = _crossing_steps(acc_e, steps, threshold, censor_step, crossing, smooth)
-        tu, cu = _crossing_steps(acc_u, steps, threshold, censor_step, crossing, smooth)
-        return tu - te, ce | cu
-    obs, obs_cens = deltas(exposed[None])
+        te, he = _crossing_steps(acc_e, steps, threshold, crossing, smooth)
+        tu, hu = _crossing_steps(acc_u, steps, threshold, crossing, smooth)
+        lo, hi = delta_interval(te, tu, next_step)
+        return lo, hi, ~(he & hu), (acc_e - acc_u)[:, window].mean(1)
+    lo, hi, cens, gap = deltas(exposed[None])
     rng = np.random.default_rng(seed)
     unit, ue, us = _units(exposed, groups, strata)
     if strata is None and groups is None:
@@ -165,14 +180,23 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
             idx = np.flatnonzero(us == s)
             labels[:, idx] = rng.permuted(np.broadcast_to(ue[idx], (n, len(idx))), axis=1)
         splits = labels[:, unit]
-    null, cens = deltas(splits)
+    nlo, nhi, ncens, ngap = deltas(splits)
     acc_e, acc_u = C[exposed].mean(0), C[~exposed].mean(0)
     strata_sizes = {str(s): [int(ue[us == s].sum()), int((us == s).sum())] for s in np.unique(us)}
-    out = dict(observed=float(obs[0]), null=null, p_value=float((1 + np.sum(null >= obs[0])) / (1 + n)),
-               n=int(n), n_exposed=n_e, n_unexposed=n_u, threshold=float(threshold), censor_step=censor_step.item(),
-               observed_censored=bool(obs_cens[0]), null_censored_share=float(cens.mean()),
+    with np.errstate(invalid="ignore"):     # between two infinite upper ends numpy interpolates inf - inf = NaN;
+        upper_q = {str(q): _finite(np.quantile(nhi, q)) for q in (0.9, 0.95, 0.99)}   # None either way
+    out = dict(observed=None if cens[0] else float(lo[0]), observed_lower=_finite(lo[0]),
+               observed_upper=_finite(hi[0]), observed_censored=bool(cens[0]),
+               null=np.where(ncens, np.nan, nlo), p_value=float((1 + np.sum(~(nhi < lo[0]))) / (1 + n)),
+               p_value_less=float((1 + np.sum(~(nlo > hi[0]))) / (1 + n)),
+               n=int(n), n_exposed=n_e, n_unexposed=n_u, threshold=float(threshold), next_step=next_step,
+               null_censored_share=float(ncens.mean()),
+               null_upper_quantiles=upper_q,
                delay=delay(steps, acc_e, acc_u, threshold, crossing, smooth), crossing=crossing, n_units=len(ue),
                stratified=strata is not None, strata_sizes=strata_sizes)
+    if gap_from is not None:
+        out.update(gap=float(gap[0]), gap_from=float(gap_from), gap_null=ngap,
+                   gap_p_value=float((1 + np.sum(ngap >= gap[0] - 1e-12)) / (1 + n)))
     if return_splits: out["splits"] = splits
     return out
 
@@ -257,27 +281,53 @@ def logistic_midpoint_delay(steps, correct, exposed, n_boot: int = 1000, ci: flo
                 boot=boot, n_boot_failed=int(n_boot - len(good)))
 
 # %% ../nbs/11_grokking.ipynb #4ab057ea
+def gap_bootstrap(correct, exposed, steps, gap_from: float, n_boot: int = 1000, seed: int = 0, groups=None) -> dict:
+    """The threshold-free gap (mean over checkpoints at or after `gap_from` of the exposed minus the unexposed split's
+    accuracy) with a 95% percentile bootstrap interval, resampling `groups` (e.g. phrases; default pairs) within each
+    split."""
+    correct, exposed, steps = _check_matrix(correct, exposed, steps)
+    w = steps >= gap_from
+    check(bool(w.any()), f"gap_bootstrap: gap_from={gap_from} is after the last checkpoint {steps[-1]}")
+    C = correct.astype(np.int64) if np.isin(correct, (0, 1)).all() else correct.astype(float)
+    g = np.arange(len(exposed)) if groups is None else np.asarray(groups)
+    rng = np.random.default_rng(seed)
+    def boot(M, gg):                                            # [n_boot] mean accuracy over the window
+        _, inv = np.unique(gg, return_inverse=True)
+        S, size = np.zeros(inv.max() + 1), np.bincount(inv)
+        np.add.at(S, inv, M[:, w].mean(1))
+        wts = rng.multinomial(len(S), np.full(len(S), 1 / len(S)), size=n_boot)
+        return (wts @ S) / (wts @ size)
+    est = float(C[exposed][:, w].mean() - C[~exposed][:, w].mean())
+    b = boot(C[exposed], g[exposed]) - boot(C[~exposed], g[~exposed]) if n_boot else np.array([])
+    lo, hi = np.quantile(b, [0.025, 0.975]) if n_boot else (math.nan, math.nan)
+    return dict(estimate=est, ci_low=float(lo), ci_high=float(hi), gap_from=float(gap_from), last_step=float(steps[-1]))
+
 def split_results(correct, margin, exposed, steps, threshold: float = 0.8, n_null: int = 1000, n_boot: int = 200,
-                  seed: int = 0, strata=None, groups=None, smooth: int = 3) -> dict:
+                  seed: int = 0, strata=None, groups=None, smooth: int = 3, gap_from: float | None = None) -> dict:
     """Study A's numbers for one phenomenon: `correct`, `margin` [pairs, checkpoints], `exposed` [pairs] (bool), and
     optionally per pair its frequency `strata` and `groups` (phrase) for the null and the bootstrap. Keys: `n_exposed`,
     `n_unexposed`, and unless `skipped`: `delay` and `delay_sustained`, `null` and `null_sustained` (without the null
-    arrays), `null_values` (first crossings), `logistic` (with its bootstrap array `boot`), `final_margin`,
-    `acc_exposed`, `acc_unexposed`."""
+    arrays), `null_values` (first crossings, NaN where censored), `logistic` (with its bootstrap array `boot`),
+    `gap` (the threshold-free gap from `gap_from`, default the first checkpoint, with its bootstrap interval and its
+    null p-value), `final_margin`, `acc_exposed`, `acc_unexposed`."""
     correct, exposed, margin = np.asarray(correct), np.asarray(exposed, dtype=bool), np.asarray(margin, dtype=float)
     check(margin.shape == correct.shape, f"split_results: margin {margin.shape} and correct {correct.shape} differ")
     e = exposed
     row = {"n_exposed": int(e.sum()), "n_unexposed": int((~e).sum())}
     if e.sum() < 2 or (~e).sum() < 2: return {**row, "skipped": "fewer than 2 pairs in a split"}
+    gap_from = float(np.asarray(steps)[0]) if gap_from is None else float(gap_from)
     acc_e, acc_u = split_curves(correct, e)
-    kw = dict(n=n_null, threshold=threshold, seed=seed, strata=strata, groups=groups, smooth=smooth)
+    kw = dict(n=n_null, threshold=threshold, seed=seed, strata=strata, groups=groups, smooth=smooth, gap_from=gap_from)
     null, null_s = (matched_random_null(correct, e, steps, crossing=c, **kw) for c in ("first", "sustained"))
     lg = logistic_midpoint_delay(steps, correct, e, n_boot=n_boot, seed=seed, groups=groups)
+    gb = gap_bootstrap(correct, e, steps, gap_from, n_boot=max(n_boot, 200), seed=seed, groups=groups)
+    drop = ("null", "gap_null")
     return {**row, "delay": delay(steps, acc_e, acc_u, threshold),
             "delay_sustained": delay(steps, acc_e, acc_u, threshold, "sustained", smooth),
-            "null": {k: v for k, v in null.items() if k != "null"}, "null_values": np.asarray(null["null"]).tolist(),
-            "null_sustained": {k: v for k, v in null_s.items() if k != "null"},
-            "logistic": lg,
+            "null": {k: v for k, v in null.items() if k not in drop},
+            "null_values": [None if np.isnan(v) else float(v) for v in null["null"]],
+            "null_sustained": {k: v for k, v in null_s.items() if k not in drop},
+            "logistic": lg, "gap": {**gb, "p_value": null["gap_p_value"]},
             "final_margin": {"exposed": float(margin[e, -1].mean()), "unexposed": float(margin[~e, -1].mean())},
             "acc_exposed": acc_e.tolist(), "acc_unexposed": acc_u.tolist()}
 
@@ -295,8 +345,10 @@ def run_headline(phenomena: dict, final_accuracy: float) -> dict:
 # %% ../nbs/11_grokking.ipynb #bb03b638
 def delay_table(runs) -> pd.DataFrame:
     """One row per (run, phenomenon) with a Δt, from `(run_id, seed, steps, results)` tuples of finished runs: the
-    first-crossing columns, the sustained ones prefixed `s_`, the logistic Δt and its interval, the split sizes
-    (`n_exposed_matched` ... where the run matched on frequency) and the match's standardized differences."""
+    first-crossing columns, the sustained ones prefixed `s_` (each with both one-sided null p-values and the null's
+    upper quantiles `null_q90` ...: the detectable Δt), the logistic Δt and its interval, the threshold-free `gap`
+    with its interval and null p-value, `at_ceiling`, the split sizes (`n_exposed_matched` ... where the run matched
+    on frequency) and the match's standardized differences."""
     rows = []
     for run_id, seed, steps, R in runs:
         for uid, p in R["phenomena"].items():
@@ -308,7 +360,12 @@ def delay_table(runs) -> pd.DataFrame:
                    "smd_after": m.get("smd_after"), "max_gap": m.get("max_gap"),
                    "delta_t_logistic": lg.get("delta_t"), "ci_low": lg.get("ci_low"), "ci_high": lg.get("ci_high"),
                    "transition_step": p.get("transition_step"), "eval_interval": p.get("eval_interval"),
-                   "margin_exposed": p["final_margin"]["exposed"], "margin_unexposed": p["final_margin"]["unexposed"]}
+                   "margin_exposed": p["final_margin"]["exposed"], "margin_unexposed": p["final_margin"]["unexposed"],
+                   "last_step": p["delay"].get("last_step"), "at_ceiling": p.get("at_ceiling"),
+                   "n_null": (p.get("null") or {}).get("n")}
+            g = p.get("gap") or {}
+            row.update(gap=g.get("estimate"), gap_low=g.get("ci_low"), gap_high=g.get("ci_high"),
+                       gap_p=g.get("p_value"), gap_from=g.get("gap_from"))
             for pre, d, null in (
                 ("", p["delay"], p["null"]),
                 ("s_", p.get("delay_sustained"), p.get("null_sustained")),
@@ -323,6 +380,9 @@ def delay_table(runs) -> pd.DataFrame:
                         pre + "step_exposed": d.get("step_exposed"),
                         pre + "step_unexposed": d.get("step_unexposed"),
                         pre + "p_value": null.get("p_value"),
+                        pre + "p_value_less": null.get("p_value_less"),
+                        **{pre + f"null_q{q[2:]}": (null.get("null_upper_quantiles") or {}).get(q)
+                           for q in ("0.9", "0.95", "0.99")},
                     }
                 )
             rows.append(row)

@@ -8,19 +8,22 @@ import ast, functools, json, sys, argparse, time
 from pathlib import Path
 from .core import GrokError, check, runs_root, figures_root
 from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study, sweep, run_plan, run_reports,
-    publish_summaries, study_rules, runs_folder, runs_status, DEFAULT_TIMEOUT_MIN)
+    publish_summaries, write_run_info, study_rules, runs_folder, runs_status, DEFAULT_TIMEOUT_MIN)
 from .status import BAD_STATUSES
 
 # %% auto #0
 __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
            'COMPARTMENTS_CAPACITY', 'GROKKING_VARIANTS', 'C_LONG_CELLS', 'C_LONG_GRID', 'C_LONG_GRID_WD1',
-           'INFONCE_WEIGHTS', 'PROFILES', 'demo_grokking', 'demo_emergence', 'demo_sparse_attention',
-           'demo_compartments', 'demo_jobs', 'demo', 'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs',
-           'profile_c_long_jobs', 'profile_c_capacity_jobs', 'profile_c_infonce_jobs', 'profile_c_tiers_jobs',
-           'run_profile', 'parse_params', 'study_names', 'describe_params', 'main']
+           'INFONCE_WEIGHTS', 'PROFILES', 'GROKKING_A2', 'SEEDS8', 'B_BUDGET', 'PROFILE_RUNS', 'BIO_QA_EQUAL',
+           'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo',
+           'profile_a_jobs', 'profile_b_jobs', 'profile_c_jobs', 'profile_c_long_jobs', 'profile_c_capacity_jobs',
+           'profile_c_infonce_jobs', 'profile_c_tiers_jobs', 'profile_a2_jobs', 'profile_b_heads_jobs',
+           'profile_b_arch_jobs', 'profile_b_suite_jobs', 'profile_c_init_jobs', 'profile_c_cases_jobs',
+           'profile_c_posthoc_jobs', 'profile_c_infonce2_jobs', 'profile_c_trans_jobs', 'run_profile', 'parse_params',
+           'study_names', 'describe_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
-# study A's design on the embedded corpus (issue 14; DESIGN §7): 1,500 nouns with a Zipf-1.2 tail, raising and control
+# study A's design on the embedded corpus (issue 14): 1,500 nouns with a Zipf-1.2 tail, raising and control
 # clauses, word-frequency controls for the unexposed phrases, the corpus sized to one pass over the window
 GROKKING_DESIGN = dict(n_nouns=1500, zipf=1.2, vocab_size=8192)
 
@@ -111,12 +114,13 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
         f = Path(runs_dir or runs_root()) / "_reports" / f"{study}_summary.txt"
         print(f"\n[demo] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
     published = publish_summaries(runs_dir, figures_dir)
+    write_run_info(figures_dir or figures_root(), len(jobs), time.time() - t0, "make demo")
     print(f"\n[demo] figures in {Path(figures_dir or figures_root())}, {len(published) // 2} summaries in "
           f"{Path(figures_dir or figures_root()) / 'summaries'} (make readme renders the README from them)")
     return int(bad > 0 or len(failed_reports) > 0)
 
 # %% ../nbs/90a_jobs.ipynb #ba5701be
-# the design search of profile a (DESIGN §7): one change at a time from GROKKING_DESIGN, (change, seeds); the varied
+# the design search of profile a: one change at a time from GROKKING_DESIGN, (change, seeds); the varied
 # word order, the one change that let the unexposed subject-verb split catch up on two seeds, has four
 GROKKING_VARIANTS = ((dict(zipf=1.5), 2), (dict(n_nouns=3000), 2), (dict(order_share=0.5), 4))
 
@@ -258,6 +262,120 @@ PROFILES = {
     "c-tiers": (profile_c_tiers_jobs, ["compartments"]),
 }
 
+# %% ../nbs/90a_jobs.ipynb #98c06544
+GROKKING_A2 = dict(GROKKING_DESIGN, order_share=0.5, hard_forms=True)
+
+def profile_a2_jobs() -> list[tuple[str, dict]]:
+    "Study A's decisive profile (see above): 6 seeds × 2,000 steps of the varied-order, harder-forms design."
+    run = dict(steps=2000, checkpoint_every=5, dense_until=600, late_every=25, n_per_phenomenon=800, analysis_pairs=60,
+               analysis_every=8, head_window=50, n_null=10000)
+    return [("grokking", p) for p in grid(seed=[0, 1, 2, 3, 4, 5], **run, **GROKKING_A2)]
+
+PROFILES["a2"] = (profile_a2_jobs, ["grokking"])
+
+# %% ../nbs/90a_jobs.ipynb #4b118e08
+SEEDS8 = tuple(range(8))
+B_BUDGET = 4000
+
+def _unique_jobs(study: str, params: list[dict]) -> list[tuple[str, dict]]:
+    "`(study, params)` jobs without repeats (the same parameters given twice run once)."
+    seen, out = set(), []
+    for p in params:
+        k = tuple(sorted(p.items()))
+        if k not in seen:
+            seen.add(k)
+            out.append((study, p))
+    return out
+
+def profile_b_heads_jobs() -> list[tuple[str, dict]]:
+    """Study B's heads and sparsity profile (see above): 96 runs of the linear map at s = 2 unless varied, 8 seeds,
+    4,000 steps; S 12 first (the longest)."""
+    runs = [dict(n_cells=S, n_heads=h, d_head=64 // h, steps=B_BUDGET, seed=s)
+            for S in (12, 8) for h in (1, 4, 16) for s in SEEDS8]
+    runs += [dict(n_cells=12, n_heads=h, d_head=128 // h, steps=B_BUDGET, seed=s) for h in (128, 8) for s in SEEDS8]
+    runs += [dict(n_cells=8, sparsity=sp, n_heads=4, d_head=16, steps=B_BUDGET, seed=s)
+             for sp in (6, 4, 3, 1) for s in SEEDS8]                    # s = 2: the heads grid's S 8, 4-head runs
+    return _unique_jobs("sparse_attention", runs)
+
+PROFILES["b-heads"] = (profile_b_heads_jobs, ["sparse_attention"])
+
+# %% ../nbs/90a_jobs.ipynb #78c1d89a
+def profile_b_arch_jobs() -> list[tuple[str, dict]]:
+    """Study B's bias, depth, mixer and pre-pretraining profile (72 runs, 8 seeds, 4,000 steps): β = 8 at S 12; 4
+    layers at S 12; the 4-rule automaton at 1, 2, 4 layers and the MLP-Mixer at 2; the MLP-Mixer on the linear map at
+    S 12; neural-CA and Dyck pre-pretraining at S 8. It runs in profile b-heads' runs folder (`PROFILE_RUNS`), whose
+    S 12 and S 8 runs with 4 heads of 16 are its references."""
+    lm12, lm8 = dict(n_cells=12, steps=B_BUDGET), dict(n_cells=8, steps=B_BUDGET)
+    ca = dict(task="cellular_automaton", n_cells=8, n_rules=4, n_states=4, first_target=2, steps=B_BUDGET)
+    runs = ([dict(lm12, bias_strength=8.0, seed=s) for s in SEEDS8] + [dict(lm12, n_layers=4, seed=s) for s in SEEDS8]
+            + [dict(ca, n_layers=n, seed=s) for n in (4, 2, 1) for s in SEEDS8]
+            + [dict(ca, n_layers=2, arch="mlp_mixer", seed=s) for s in SEEDS8]
+            + [dict(lm12, arch="mlp_mixer", seed=s) for s in SEEDS8]
+            + [dict(lm8, pretrain=p, seed=s) for p in ("nca", "dyck") for s in SEEDS8])
+    return _unique_jobs("sparse_attention", runs)
+
+PROFILES["b-arch"] = (profile_b_arch_jobs, ["sparse_attention"])
+PROFILE_RUNS = {"b-arch": "b-heads"}      # profiles that run in another profile's runs folder (shared references)
+
+# %% ../nbs/90a_jobs.ipynb #cb812574
+def profile_b_suite_jobs() -> list[tuple[str, dict]]:
+    """Study B's mini-suite at power (24 runs): three sizes (pythia-micro, pythia-tiny, pythia-tiny-2: 4, 4 and 12
+    heads) × 8 seeds, the demo's training and patching design (`EMERGENCE_SUITE`), largest first; "larger models
+    succeed more often" is then a trend over three sizes with 8 seeds each (32 searches a size over the four tasks)."""
+    return [("emergence", {**EMERGENCE_SUITE, "sizes": [size], "seeds": [seed], "patch_span": 1})
+            for size in ("pythia-tiny-2", "pythia-tiny", "pythia-micro") for seed in SEEDS8]
+
+PROFILES["b-suite"] = (profile_b_suite_jobs, ["emergence"])
+
+# %% ../nbs/90a_jobs.ipynb #a6bdb773
+def profile_c_init_jobs() -> list[tuple[str, dict]]:
+    "Study C's initialisation profile (27 runs): random init at c = 1, 2, 4, 6, 8 and duplicated at 2–8, 3 seeds."
+    D = COMPARTMENTS_DEMO
+    return ([("compartments", {**D, "c": c, "seed": s}) for c in (8, 6, 4, 2, 1) for s in (0, 1, 2)]
+            + [("compartments", {**D, "c": c, "init": "duplicate", "seed": s})
+               for c in (8, 6, 4, 2) for s in (0, 1, 2)])
+
+BIO_QA_EQUAL = {"bio": 336, "qa": 64}     # steps that give a one-format run the joint run's tokens of it (84% / 16%)
+
+def profile_c_cases_jobs() -> list[tuple[str, dict]]:
+    """Study C's case studies (80 runs): the two languages (embedded and en/zh, 5 seeds) and biographies/QA (10 seeds):
+    the four conditions at 400 steps, and each format alone for the steps that give it the joint run's exposure to
+    it (`BIO_QA_EQUAL`: biographies are 84% of the joint corpus's bytes, QA 16%)."""
+    L = dict(COMPARTMENTS_DEMO, case="bilingual")
+    B = dict(case="bio_qa", steps=400, n_people=100, lr=0.003, batch_size=32, eval_every=100)
+    bil = [{**L, "corpus": corpus, "seed": s, **tk} for corpus in ("zh", "embedded") for s in range(5)
+           for tk in ({"tokenizer": "shared", "c": 1, "base_vocab": 2048}, {"tokenizer": "disjoint", "c": 2})]
+    bio = [{**B, "corpus": corpus, "c": c, "seed": s} for corpus, c in (("joint", 2), ("joint", 1), ("bio", 1),
+                                                                      ("qa", 1)) for s in range(10)]
+    bio += [{**B, "corpus": corpus, "c": 1, "steps": n, "seed": s} for corpus, n in BIO_QA_EQUAL.items()
+            for s in range(10)]
+    return [("compartments", p) for p in bil + bio]
+
+def profile_c_posthoc_jobs() -> list[tuple[str, dict]]:
+    "Study C's post-hoc profile (21 runs): post-hoc at c = 2, 4, 8 and the c = 1 continuation, scratch references."
+    K = COMPARTMENTS_CAPACITY
+    return ([("compartments", {**K, "c": c, "init": "posthoc", "pretrain_steps": 1000, "seed": s})
+             for c in (8, 4, 2, 1) for s in (0, 1, 2)]
+            + [("compartments", {**K, "c": c, "seed": s}) for c in (8, 4, 2) for s in (0, 1, 2)])
+
+def profile_c_infonce2_jobs() -> list[tuple[str, dict]]:
+    "Study C's InfoNCE profile at power (25 runs): λ in {0.1, 0} at c = 6, 8 and c = 1 at λ = 0, 5 seeds."
+    TL = dict(COMPARTMENTS_TRANSLATION, translation_fraction=0.0)
+    return ([("compartments", {**TL, "c": c, "infonce_weight": w, "seed": s}) for c in (8, 6) for w in (0.1, 0.0)
+             for s in range(5)]
+            + [("compartments", {**TL, "c": 1, "infonce_weight": 0.0, "seed": s}) for s in range(5)])
+
+def profile_c_trans_jobs() -> list[tuple[str, dict]]:
+    "Study C's translation profile at equal plain-text exposure (18 runs): t = 0.5 for 4,800 steps vs t = 0 for 2,400."
+    TL = COMPARTMENTS_TRANSLATION
+    return [("compartments", {**TL, "c": c, "translation_fraction": t, "steps": n, "seed": s})
+            for t, n in ((0.5, 4800), (0.0, 2400)) for c in (4, 2, 1) for s in (0, 1, 2)]
+
+PROFILES.update({"c-init": (profile_c_init_jobs, ["compartments"]), "c-cases": (profile_c_cases_jobs, ["compartments"]),
+                 "c-posthoc": (profile_c_posthoc_jobs, ["compartments"]),
+                 "c-infonce2": (profile_c_infonce2_jobs, ["compartments"]),
+                 "c-trans": (profile_c_trans_jobs, ["compartments"])})
+
 # %% ../nbs/90a_jobs.ipynb #88a1040a
 def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) -> int:
     """Run profile `name`'s jobs through one pool into `runs/profile-<name>/`, then its studies' reports into
@@ -266,7 +384,7 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
     jobs_fn, studies = PROFILES[name]
     jobs = jobs_fn()
     check(len(jobs) > 0, f"profile {name!r} has no jobs yet")
-    runs_dir = Path(runs_dir or runs_root() / f"profile-{name}")
+    runs_dir = Path(runs_dir or runs_root() / f"profile-{PROFILE_RUNS.get(name, name)}")
     figures_dir = Path(figures_dir or figures_root() / f"profile-{name}")
     t0 = time.time()
     df = run_plan(jobs, workers=workers, runs_dir=runs_dir)
@@ -284,6 +402,7 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
         f = runs_dir / "_reports" / f"{study}_summary.txt"
         print(f"\n[profile {name}] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
     publish_summaries(runs_dir, figures_dir, studies=studies)
+    write_run_info(figures_dir, len(jobs), time.time() - t0, f"make profile-{name}")
     return int(bad > 0 or len(failed) > 0)
 
 # %% ../nbs/90a_jobs.ipynb #89f0775c

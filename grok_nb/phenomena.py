@@ -209,6 +209,10 @@ def phenomenon_table(runs) -> pd.DataFrame:
             between = [v for k, v in (ov.get("between") or {}).items() if uid in k.split(" | ")]
             extra.append(
                 {
+                    "auroc_first": (c.get("auroc") or [None])[0],
+                    "auroc_last": (c.get("auroc") or [None])[-1],
+                    "erank_first": (c.get("effective_rank") or [None])[0],
+                    "erank_last": (c.get("effective_rank") or [None])[-1],
                     "auroc_before": at.get("before"),
                     "auroc_after": at.get("after"),
                     "erank_before": et.get("before"),

@@ -245,7 +245,10 @@ def sequence_logprobs(
 def minimal_pair_scores(
     model, tokenizer, good: Sequence[str], bad: Sequence[str], batch_size: int = 64, prepend_bos: bool = True
 ) -> dict:
-    "Per pair: log p(good), log p(bad), margin and correctness; plus the accuracy."
+    """Score minimal pairs with a causal LM: a dict with, per pair (numpy arrays in the order of `good` / `bad`),
+    `logp_good` and `logp_bad` (summed natural-log probability of the sentence's tokens, scored after a prepended
+    BOS, or EOS when the tokenizer has no BOS; see `sequence_logprobs`), `margin` (= logp_good - logp_bad) and
+    `correct` (margin > 0), and `accuracy` (float, the share correct)."""
     check(len(good) == len(bad), f"minimal_pair_scores: {len(good)} good vs {len(bad)} bad sentences")
     lp = sequence_logprobs(model, tokenizer, list(good) + list(bad), batch_size, prepend_bos)
     g, b = lp[:len(good)], lp[len(good):]

@@ -203,8 +203,13 @@ def linear_cost(checkpoints: Sequence[int], emergence_step) -> int:
 # %% ../nbs/20a_search.ipynb #6ea740be
 def emergence_search(suite: Suite, runs: Sequence[tuple], tasks: dict[str, Task], thresholds: dict[str, float],
                      coarse: int = 4, cache_dir=None):
-    """`emergence_table` for every task at its own threshold, in one table with the columns `threshold` and
-    `linear_cost`."""
+    """When does each task first pass, in each run of `suite` (a `Suite`, e.g. `LocalSuite`)? For every (size, seed)
+    of `runs` and every `{name: Task}` of `tasks`, `emergence_step` finds the first checkpoint whose pass rate is
+    >= `thresholds[name]` by a coarse scan of `coarse` checkpoints and a binary search (a linear scan when the pass
+    curve is not monotone), loading only the checkpoints it needs; with `cache_dir` each answer per checkpoint is
+    kept in a JSON file and reused. A DataFrame, one row per (size, seed, task): `emergence_step` (NaN: never
+    passes), `n_evaluated`, `n_consulted`, `n_checkpoints`, `monotone`, `threshold`, and `linear_cost` (checkpoints
+    a linear scan would load to find the same step)."""
     import pandas as pd
     tabs = [
         emergence_table(suite, runs, {name: task}, threshold=thresholds[name], coarse=coarse, cache_dir=cache_dir)

@@ -22,7 +22,7 @@ __all__ = ['STUDIES_DIR', 'PYTHIA_SIZES', 'POLYPYTHIA_SIZES', 'PARAM_RULES', 'DA
            'study_defaults', 'study_rules', 'check_data_files', 'resolve_params', 'runs_folder', 'identity_params',
            'run_path', 'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters',
            'make_executor', 'sweep', 'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary',
-           'table_values', 'publish_summaries', 'run_reports']
+           'table_values', 'publish_summaries', 'write_run_info', 'run_info', 'run_reports']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -259,8 +259,8 @@ def runs_folder(runs_dir=None) -> Path:
 # params.json that must match when it is reopened) leaves them out while they have it, so every run id of a parameter
 # set that existed before them is unchanged; any other value is part of the identity (a new run)
 _EXEC_NEUTRAL = {"grad_accum": 1, "compile": False}
-NEUTRAL_PARAMS = {"grokking": _EXEC_NEUTRAL, "emergence": _EXEC_NEUTRAL, "sparse_attention": _EXEC_NEUTRAL,
-                  "compartments": {**_EXEC_NEUTRAL, "nproc": 1}}
+NEUTRAL_PARAMS = {"grokking": {**_EXEC_NEUTRAL, "hard_forms": False}, "emergence": _EXEC_NEUTRAL,
+                  "sparse_attention": _EXEC_NEUTRAL, "compartments": {**_EXEC_NEUTRAL, "nproc": 1}}
 
 def identity_params(study: str, params: dict) -> dict:
     "`params` without the `NEUTRAL_PARAMS` of `study` that have their neutral value (of the same type)."
@@ -604,16 +604,35 @@ def table_values(df: pd.DataFrame, prefix: str = "") -> dict:
 
 # %% ../nbs/90_sweep.ipynb #71bc54ae
 def publish_summaries(runs_dir=None, figures_dir=None, studies=None) -> list[Path]:
-    "Copy the reports' `<study>_summary.{txt,json}` (all, or those of `studies`) into `<figures_dir>/summaries/`."
+    """Copy the reports' `<study>_summary.{txt,json}` and their run tables `<study>_*.csv` (all, or those of
+    `studies`) into `<figures_dir>/summaries/`."""
     src = Path(runs_dir or runs_root()) / "_reports"
     dst = Path(figures_dir or figures_root()) / "summaries"
     out = []
-    for f in sorted(src.glob("*_summary.*")) if src.exists() else []:
-        if f.suffix in (".txt", ".json") and (studies is None or f.name.rsplit("_summary", 1)[0] in studies):
+    files = sorted([*src.glob("*_summary.*"), *src.glob("*.csv")]) if src.exists() else []
+    for f in files:
+        mine = studies is None or any(f.name.startswith(f"{s}_") for s in studies)
+        if f.suffix in (".txt", ".json", ".csv") and mine:
             dst.mkdir(parents=True, exist_ok=True)
             with atomic_write(dst / f.name, "wb") as fh: fh.write(f.read_bytes())
             out.append(dst / f.name)
     return out
+
+# %% ../nbs/90_sweep.ipynb #e9ed6443
+def write_run_info(figures_dir, runs: int, seconds: float, command: str) -> Path:
+    "Record a run set's size and wall time in `<figures_dir>/summaries/run_info.json` (date, cores, machine)."
+    import platform, datetime
+    p = Path(figures_dir) / "summaries" / "run_info.json"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    info = dict(runs=int(runs), wall_seconds=round(float(seconds)), command=command,
+                date=datetime.date.today().isoformat(), cores=os.cpu_count(), machine=platform.machine())
+    save_json(info, p)
+    return p
+
+def run_info(figures_dir) -> dict:
+    "The `run_info.json` under `<figures_dir>/summaries/`, or {} when there is none."
+    p = Path(figures_dir) / "summaries" / "run_info.json"
+    return load_json(p) if p.exists() else {}
 
 # %% ../nbs/90_sweep.ipynb #22758bea
 def _run_report(nb: str, out: str, cwd: str, parameters: dict) -> str | None:

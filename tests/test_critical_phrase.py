@@ -7,14 +7,13 @@ the smallest word span of the good sentence holding every differing word plus th
 """
 import gzip, json
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
+from grok_nb.core import data_dir
 from grok_nb.exposure import critical_phrase, critical_phrases, NoContrast
 
-BLIMP = Path(__file__).resolve().parents[2] / "shared" / "data" / "blimp"
-if not BLIMP.exists(): BLIMP = Path("/work/shared/data/blimp")
+BLIMP = data_dir("blimp")
 
 
 @lru_cache(maxsize=None)

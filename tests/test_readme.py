@@ -32,12 +32,36 @@ def test_load_summaries(tmp_path):
     assert rr.load_summaries(tmp_path) == {"grokking": {"a": 1}, "profile-b/emergence": {"b": 2}}
 
 
-def test_committed_readme_matches_committed_summaries():
-    summaries = rr.load_summaries(ROOT / "figures")
-    index = "".join("".join(c["source"]) for c in json.loads((ROOT / "nbs" / "index.ipynb").read_text())["cells"]
-                    if c["cell_type"] == "markdown")
-    readme = (ROOT / "README.md").read_text()
-    assert rr.markers(index), "nbs/index.ipynb cites no summary value"
+def _index_text():
+    return "".join("".join(c["source"]) for c in json.loads((ROOT / "nbs" / "index.ipynb").read_text())["cells"]
+                   if c["cell_type"] == "markdown")
+
+
+def test_committed_readme_matches_committed_summaries_and_ledger():
+    summaries, ledger = rr.load_summaries(ROOT / "figures"), rr.load_ledger(ROOT / "figures")
+    index, readme = _index_text(), (ROOT / "README.md").read_text()
+    assert rr.BLOCK.search(index), "nbs/index.ipynb has no ledger table block"
     assert rr.markers(readme) == rr.markers(index), "README.md is not rendered from nbs/index.ipynb: run make readme"
     for name, text in (("nbs/index.ipynb", index), ("README.md", readme)):
         assert rr.fill(text, summaries)[1] == [], f"{name} disagrees with figures/summaries: run make readme"
+        assert rr.fill_blocks(text, ledger, ROOT / "figures")[1] == [], f"{name} disagrees with the ledger: make readme"
+
+
+def test_readme_is_short():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 180, f"README.md has {len(lines)} lines (at most 180: details go to docs/results/)"
+    long = [(i + 1, len(l)) for i, l in enumerate(lines) if len(l) > 120]
+    assert not long, f"README.md lines over 120 characters (line, length): {long}"
+
+
+def test_committed_ledger_is_the_ledger_of_the_committed_run_tables():
+    "figures/ledger.csv is what grok_nb.ledger computes from the committed run tables: verdicts, p-values, effects."
+    import numpy as np
+    from grok_nb.ledger import CLAIMS, evaluate_ledger
+    fresh, committed = evaluate_ledger(CLAIMS, ROOT / "figures"), rr.load_ledger(ROOT / "figures")
+    assert list(committed.id) == list(fresh.id)
+    for col in ("source", "verdict", "here", "n", "budget"):
+        assert committed[col].fillna("").astype(str).tolist() == fresh[col].fillna("").astype(str).tolist(), col
+    for col in ("p", "p_adjusted"):
+        a, b = committed[col].astype(float).to_numpy(), fresh[col].astype(float).to_numpy()
+        assert np.allclose(a, b, equal_nan=True), col

@@ -6,9 +6,9 @@ import pytest
 from grok_nb.data import TokenStream, text_source, train_tokenizer
 from grok_nb.store import build_store
 from grok_nb.exposure import exposure_from_stream, stream_texts
-from grok_nb.core import GrokError
+from grok_nb.core import GrokError, data_dir
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+C4 = data_dir("english", "c4_en_sample1000.jsonl.gz")
 PHRASES = ["of the", "in the", "the first", "New York", "it is", "I am", "for a", "per cent", "x y z never"]
 
 
@@ -28,7 +28,7 @@ def brute(phrases, items):
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    docs = list(text_source(SHARED / "english" / "c4_en_sample1000.jsonl.gz", limit=300))
+    docs = list(text_source(C4, limit=300))
     tok = train_tokenizer(docs, 1024)
     store = build_store(docs, tok, tmp_path_factory.mktemp("stores"), n_proc=2, chunk_docs=32, shard_tokens=20_000,
                         progress=False)

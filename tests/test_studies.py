@@ -3,6 +3,7 @@ and check the run layout: params.json, metrics.jsonl, checkpoints, results.json.
 import json
 from pathlib import Path
 import pytest
+from grok_nb.core import data_dir
 from grok_nb.sweep import run_study, load_runs, STUDIES_DIR
 
 SMALL = {
@@ -13,11 +14,11 @@ SMALL = {
     "sparse_attention": dict(steps=40, eval_every=20, eval_batch=64, pretrain="dyck", pretrain_steps=10, bias_strength=8.0, bias_heads=2),
 }
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+C4 = data_dir("english", "c4_en_sample1000.jsonl.gz")
 
 def test_grokking_on_real_c4_and_blimp(tmp_path):
     "The real path: the C4 sample as corpus (BPE trained on it), real BLiMP files for the five phenomena."
-    rec = run_study("grokking", dict(corpus=str(SHARED / "english" / "c4_en_sample1000.jsonl.gz"), pairs=str(SHARED / "blimp"),
+    rec = run_study("grokking", dict(corpus=str(C4), pairs=str(data_dir("blimp")),
                                      steps=20, checkpoint_every=5, batch_size=8, vocab_size=2048, n_null=100, n_boot=20), runs_dir=tmp_path)
     assert rec["status"] == "finished", rec
     res = json.loads((Path(rec["path"]) / "results.json").read_text())
@@ -76,7 +77,7 @@ def test_compartments_on_a_token_store(tmp_path):
     the whole C4 sample in the store (1,000 documents; validation = the first 40), so both runs see documents 40..999
     with the same BPE — the same stream fingerprint and the same training losses, at c = 2 and after a post-hoc
     expansion; the store run records its store and the epochs its window made."""
-    src = str(SHARED / "english" / "c4_en_sample1000.jsonl.gz")
+    src = str(C4)
     base = dict(corpus=src, c=2, steps=8, eval_every=4, n_docs=960, n_valid=40, base_vocab=512, init="posthoc",
                 pretrain_steps=4)
     recs = {k: run_study("compartments", {**base, **extra}, runs_dir=tmp_path)

@@ -75,8 +75,9 @@ def test_submitit_debug_executor_gets_the_options(toy):
 
 
 def test_run_ids_of_existing_parameter_sets_are_unchanged():
-    """Adding grad_accum / compile (and nproc to study C) leaves the id of every earlier parameter set as it was (these
-    ids were computed on main before the parameters existed); a non-neutral value makes a new run."""
+    """Adding grad_accum / compile (and nproc to study C, hard_forms to study A) leaves the id of every earlier
+    parameter set as it was (these ids were computed on main at 7b0808f, before the parameters existed); a non-neutral
+    value makes a new run."""
     from grok_nb.sweep import resolve_params, run_path
     from grok_nb.jobs import PROFILES
     pinned = [(PROFILES["c-long"][0]()[0], "b522a99ecc89"), (PROFILES["a"][0]()[0], "05bc6d543b26"),
@@ -88,6 +89,8 @@ def test_run_ids_of_existing_parameter_sets_are_unchanged():
         assert run_path(study, full).name == rid, (study, p)
         assert run_path(study, {**full, "grad_accum": 1, "compile": False}).name == rid
         assert run_path(study, {**full, "compile": True}).name != rid
+    g = resolve_params("grokking", {})
+    assert run_path("grokking", {**g, "hard_forms": True}).name != run_path("grokking", g).name
     c = resolve_params("compartments", {})
     assert len({run_path("compartments", {**c, **d}).name for d in ({}, {"nproc": 2}, {"grad_accum": 2})}) == 3
 
