@@ -14,7 +14,16 @@ own baseline (after imports):
 Targets (issue 13): <= 4.5 bytes/token on disk, RSS growth <= 64 MB, >= 0.5M tokens/s per core to build, <= 2 ms
 per batch.
 
-Usage: python bench/token_store.py [--tokens 50_000_000] [--memory-tokens 5_000_000] [--quick]
+--bpe [PATH] (issue 34): a byte-level BPE store of a real corpus — by default the C4 sample,
+`data_dir("english", "c4_en_sample1000.jsonl.gz")` — built in one process twice, with today's path (the tokenizer's batch encoding of every
+document, `build_store(encoder="hf")`) and with the word-cached encoder (`encoder="auto"`, `store.CachedEncoder`):
+tokens/s per process of each, their ratio, and that both stores hold the same tokens. Target: >= 0.5M tokens/s per
+process. The C4 sample alone (1,000 documents) is a cold start for the cache (37k distinct words in 445k); a large
+build reuses it more, so the encoder is also timed alone with its table filled. Each build runs --repeats times
+(best kept; the machine may be shared).
+
+Usage: python bench/token_store.py [--tokens 50_000_000] [--memory-tokens 5_000_000] [--quick] [--bpe [PATH]]
+       [--bpe-only]
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -47,6 +56,22 @@ if args["what"] == "build":
     out = dict(seconds=dt, tokens=st.n_tokens, docs=st.n_docs, tokens_per_s=st.n_tokens / dt,
                tokens_per_s_per_core=st.n_tokens / dt / args["n_proc"], bytes_per_token=files / st.n_tokens,
                rss_growth_mb=peak_mb() - peak0, path=str(st.path))
+elif args["what"] == "build_bpe":
+    best = None
+    for r in range(args["repeats"]):
+        t0 = time.perf_counter()
+        st = build_store(args["corpus"], tok, f"{args['root']}/{r}", n_proc=1, progress=False, encoder=args["encoder"])
+        dt = time.perf_counter() - t0
+        best = dt if best is None else min(best, dt)
+    out = dict(seconds=best, tokens=st.n_tokens, docs=st.n_docs, tokens_per_s=st.n_tokens / best,
+               token_sha=st.token_sha, index_sha256=st.manifest["index_sha256"])
+    if args["encoder"] == "auto":                  # the encoder alone, its word table filled by a first pass
+        from grok_nb.store import cached_encoder
+        docs, enc = list(text_source(args["corpus"])), cached_encoder(tok)
+        enc.encode_documents(docs)
+        t0 = time.perf_counter()
+        n = len(enc.encode_documents(docs)["tokens"])
+        out["warm_tokens_per_s"] = n / (time.perf_counter() - t0)
 elif args["what"] == "read":
     st = TokenStore(args["path"], tok, verify=False)
     s = st.stream(256, 64, seed=0)
@@ -91,7 +116,16 @@ def main():
     ap.add_argument("--tokens", type=int, default=50_000_000)
     ap.add_argument("--memory-tokens", type=int, default=5_000_000)
     ap.add_argument("--quick", action="store_true", help="1M tokens, for a smoke test")
+    ap.add_argument("--bpe", nargs="?", const="c4", default=None, help="a real corpus for the BPE build, today's path "
+                    "vs the cached encoder (without a value: the C4 sample in data/english)")
+    ap.add_argument("--bpe-only", action="store_true", help="only the BPE comparison")
+    ap.add_argument("--repeats", type=int, default=3, help="builds per encoder in the BPE comparison (best kept)")
     a = ap.parse_args()
+    if a.bpe == "c4":
+        from grok_nb.core import data_dir
+        a.bpe = str(data_dir("english", "c4_en_sample1000.jsonl.gz"))
+    if a.bpe: bpe_compare(a.bpe, a.repeats)
+    if a.bpe_only: return
     if a.quick: a.tokens, a.memory_tokens = 1_000_000, 300_000
     from grok_nb.grammar import synthetic_corpus
     from grok_nb.data import train_tokenizer
@@ -114,7 +148,8 @@ def main():
     common = dict(tokdir=str(tokdir), corpus=str(corpus))
     rows = {}
     for n in (1, 2):
-        rows[f"build, {n} process(es)"] = child(py, {**common, "what": "build", "n_proc": n, "root": str(tmp / f"s{n}")})
+        rows[f"build, {n} process(es)"] = child(py, {**common, "what": "build", "n_proc": n,
+                                                     "root": str(tmp / f"s{n}")})
     b = rows["build, 1 process(es)"]
     rows["read"] = child(py, {**common, "what": "read", "path": b["path"], "scan_steps": 300})
     mem_docs = int(n_docs * a.memory_tokens / b["tokens"])
@@ -135,6 +170,32 @@ def main():
     print(f"{'exposure scan MB/s per core':34s}{r['scan_mb_per_s_per_core']:>14.1f}{'-':>14s}")
     import shutil
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def bpe_compare(corpus: str, repeats: int) -> dict:
+    "A BPE store of `corpus` in one process: the tokenizer's batch encoding (today's path) vs the cached encoder."
+    from grok_nb.data import train_tokenizer, text_source
+    tmp = Path(tempfile.mkdtemp(prefix="grok_nb_bpe_bench_"))
+    tok = train_tokenizer(list(text_source(corpus, limit=20000)), 8192, kind="bpe")
+    tok.save_pretrained(tmp / "tok")
+    rows = {enc: child(sys.executable, {"what": "build_bpe", "tokdir": str(tmp / "tok"), "corpus": corpus,
+                                        "root": str(tmp / enc), "encoder": enc, "repeats": repeats})
+            for enc in ("hf", "auto")}
+    hf, fast = rows["hf"], rows["auto"]
+    same = (hf["token_sha"], hf["index_sha256"]) == (fast["token_sha"], fast["index_sha256"])
+    print(f"\nBPE store of {corpus} ({hf['docs']:,} documents, {hf['tokens']:,} tokens, vocabulary 8,192; "
+          f"one process, best of {repeats}):")
+    print(f"  today's path (batch encoding, encoder='hf'): {hf['tokens_per_s'] / 1e6:6.3f} M tokens/s")
+    print(f"  cached encoder (encoder='auto'):             {fast['tokens_per_s'] / 1e6:6.3f} M tokens/s   "
+          "target >= 0.5")
+    print(f"  ratio {fast['tokens_per_s'] / hf['tokens_per_s']:.2f}x; the same store: {same}")
+    print(f"  the cached encoder alone, its word table filled (as through most of a large build): "
+          f"{fast['warm_tokens_per_s'] / 1e6:.3f} M tokens/s ({fast['warm_tokens_per_s'] / hf['tokens_per_s']:.1f}x)")
+    print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores while measuring)")
+    import shutil
+    shutil.rmtree(tmp, ignore_errors=True)
+    if not same: raise SystemExit("the two encoders built different stores")
+    return rows
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00a_checkpoint.ipynb #3d746332
 from __future__ import annotations
-import os, json, random, shutil, pickle, tempfile
+import os, sys, json, random, shutil, pickle, tempfile
 from pathlib import Path
 import numpy as np
 import torch
@@ -135,9 +135,20 @@ def load_state(path, optimizer: bool = True) -> dict:
     return {**state, "weights_sha256": m["files"].get("model.safetensors")}
 
 # %% ../nbs/00a_checkpoint.ipynb #4e5ea020
+def _check_safetensors(f: Path) -> None:
+    """Read `f`'s safetensors header — an 8-byte length, then JSON giving every tensor's dtype, shape and byte range,
+    which the library checks against the file's size — without reading the tensors; a bad one names the file."""
+    from safetensors import safe_open
+    try:
+        with safe_open(str(f), framework="pt") as st: st.keys()
+    except Exception as e:
+        raise GrokError(f"{f}: not a valid safetensors file ({type(e).__name__}: "
+                        f"{str(e).strip().splitlines()[0][:200] if str(e).strip() else 'no detail'})") from e
+
 def _fill_model(path: Path, model, device):
     "Load `path/model.safetensors` into `model` (already verified); tied heads are saved once."
     from safetensors.torch import load_file
+    _check_safetensors(path/"model.safetensors")
     try: sd = load_file(path/"model.safetensors")
     except Exception as e: raise read_error(path/"model.safetensors", e) from e
     missing, unexpected = _unwrap(model).load_state_dict(sd, strict=False)
@@ -146,12 +157,13 @@ def _fill_model(path: Path, model, device):
     return model.to(device)
 
 def load_checkpoint(path, model=None, device: str = "cpu"):
-    """Load a checkpoint's model after `verify_checkpoint` (safetensors only). For non-transformers models pass an
-    instance to fill."""
+    """Load a checkpoint's model after `verify_checkpoint` (safetensors only; a bad header names the file). For
+    non-transformers models pass an instance to fill."""
     path = Path(path)
     verify_checkpoint(path)
     if model is None:
         from transformers import AutoModelForCausalLM
+        for f in sorted(path.glob("*.safetensors")): _check_safetensors(f)
         return AutoModelForCausalLM.from_pretrained(path, use_safetensors=True).to(device)
     return _fill_model(path, model, device)
 
@@ -167,20 +179,49 @@ def drop_optimizer(path) -> int:
     return n
 
 # %% ../nbs/00a_checkpoint.ipynb #549fa3f6
+def _aside(p: Path) -> Path:
+    "A free name beside `p` for moving it aside: `incomplete_<name>`, then `incomplete_<name>.2`, `.3`, ..."
+    for k in range(1, 10**6):
+        q = p.with_name(f"incomplete_{p.name}" + (f".{k}" if k > 1 else ""))
+        if not q.exists(): return q
+    raise GrokError(f"{p}: no free name to move it aside")
+
+def _complete(p: Path) -> bool:
+    "Does folder `p` hold a checkpoint that verifies?"
+    try:
+        verify_checkpoint(p)
+        return True
+    except GrokError: return False
+
 def _tidy_run(rd: RunDir) -> list[str]:
-    "Remove a killed run's temporary checkpoint folders, atomic-write temp files and manifest-less checkpoints."
-    gone = []
+    """Clear a killed run's debris before it resumes; returns what it did, one entry per folder or file. It never
+    deletes what may be the run's only resumable state: a temporary checkpoint folder is deleted only if incomplete
+    (a complete one, whose rename was cut, becomes its `step_N` when that is missing); a `step_N` folder without a
+    manifest — which no save leaves: a file was removed by hand — is moved aside to `incomplete_step_N` (said on
+    stderr); atomic-write temp files are deleted."""
+    done = []
     if rd.checkpoints_dir.exists():
-        for p in rd.checkpoints_dir.iterdir():
-            if p.is_dir() and (p.name.startswith(".step_") or (p.name.startswith("step_") and
-                                                               not (p/"manifest.json").exists())):
-                shutil.rmtree(p, ignore_errors=True)
-                gone.append(p.name)
+        for p in sorted(rd.checkpoints_dir.iterdir()):
+            if not p.is_dir(): continue
+            if p.name.startswith(".step_"):                                   # `.step_NNNNNN.<random>` of a save
+                final = rd.checkpoints_dir/p.name[1:].split(".")[0]
+                if not final.exists() and _complete(p):
+                    os.replace(p, final)
+                    done.append(f"{p.name} -> {final.name}")
+                else:
+                    shutil.rmtree(p, ignore_errors=True)
+                    done.append(p.name)
+            elif p.name.startswith("step_") and not (p/"manifest.json").exists():
+                q = _aside(p)
+                os.replace(p, q)
+                print(f"[grok_nb] {p}: no manifest.json, so not a complete checkpoint; moved aside to {q} (not "
+                      "deleted: it may hold the run's only optimizer state)", file=sys.stderr, flush=True)
+                done.append(f"{p.name} -> {q.name}")
     for folder in (rd.path, rd.checkpoints_dir):
         for p in folder.glob(".*.tmp") if folder.exists() else []:
             p.unlink(missing_ok=True)
-            gone.append(p.name)
-    return gone
+            done.append(p.name)
+    return done
 
 def _truncate_metrics(rd: RunDir, step: int, drop_eval_at: int | None = None) -> int:
     """Keep the `metrics.jsonl` records of steps <= `step` (and none of the eval records at `drop_eval_at`); a torn

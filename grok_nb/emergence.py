@@ -448,7 +448,8 @@ def _file_lock(path):
         try: yield
         finally: fcntl.flock(f, fcntl.LOCK_UN)
 
-def _train_member(rd, docs, tok, size, seed, steps, params, overrides, ckpts, nproc, device, progress):
+def _train_member(rd, docs, tok, size, seed, steps, params, overrides, ckpts, nproc, device, progress,
+                  train_kwargs=None):
     stream = TokenStream(docs, tok, seq_len=params["seq_len"], batch_size=params["batch_size"], seed=seed)
     model = build_model(size, vocab_size=len(tok), seed=seed, **overrides)
     save_json({"params": {**params, "size": size, "seed": seed}}, rd.params_file)
@@ -465,6 +466,7 @@ def _train_member(rd, docs, tok, size, seed, steps, params, overrides, ckpts, np
         device=device,
         progress=progress,
         log_every=max(1, steps // 20),
+        **(train_kwargs or {}),
     )
 
 def train_local_suite(
@@ -486,12 +488,15 @@ def train_local_suite(
     device: str = "cpu",
     progress: bool = False,
     nproc: int = 1,
+    train_kwargs: dict | None = None,
 ) -> LocalSuite:
     """Train a (sizes × seeds) GPT-NeoX suite on `corpus` (list of str or a `text_source` spec); returns the
     `LocalSuite`. `overrides` change every size's preset, `size_overrides[size]` one size's (e.g. its heads).
     Each member trains under its own file lock, so several processes can train one suite's members side by side
     (a member being trained elsewhere is waited for, then skipped).
-    `nproc > 1` trains each member under torchrun (DDP over `nproc` GPUs, or gloo processes on CPU)."""
+    `nproc > 1` trains each member under torchrun (DDP over `nproc` GPUs, or gloo processes on CPU); `train_kwargs`
+    (e.g. `grad_accum`, `compile`) go to `train` as they are: how a member trains, not what it learns, so they are not
+    part of the suite's parameters."""
     runs_dir = Path(runs_dir)
     runs_dir.mkdir(parents=True, exist_ok=True)
     check(len(sizes) >= 1 and len(seeds) >= 1, f"train_local_suite: need sizes and seeds, got {sizes!r}, {seeds!r}")
@@ -534,5 +539,6 @@ def train_local_suite(
             with _file_lock(rd.path/".train.lock"):
                 if steps in rd.checkpoint_steps(): continue
                 _train_member(rd, docs, tok, size, seed, steps, params, {**(overrides or {}),
-                              **size_overrides.get(size, {})}, ckpts, nproc=nproc, device=device, progress=progress)
+                              **size_overrides.get(size, {})}, ckpts, nproc=nproc, device=device, progress=progress,
+                              train_kwargs=train_kwargs)
     return LocalSuite(runs_dir, device=device)

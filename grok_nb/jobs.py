@@ -8,7 +8,8 @@ import ast, functools, json, sys, argparse, time
 from pathlib import Path
 from .core import GrokError, check, runs_root, figures_root
 from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study, sweep, run_plan, run_reports,
-    publish_summaries, write_run_info)
+    publish_summaries, write_run_info, study_rules, runs_folder, runs_status, DEFAULT_TIMEOUT_MIN)
+from .status import BAD_STATUSES
 
 # %% auto #0
 __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
@@ -19,7 +20,7 @@ __all__ = ['GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS
            'profile_c_infonce_jobs', 'profile_c_tiers_jobs', 'profile_a2_jobs', 'profile_b_heads_jobs',
            'profile_b_arch_jobs', 'profile_b_suite_jobs', 'profile_c_init_jobs', 'profile_c_cases_jobs',
            'profile_c_posthoc_jobs', 'profile_c_infonce2_jobs', 'profile_c_trans_jobs', 'run_profile', 'parse_params',
-           'main']
+           'study_names', 'describe_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #2e865005
 # study A's design on the embedded corpus (issue 14): 1,500 nouns with a Zipf-1.2 tail, raising and control
@@ -100,8 +101,8 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
     missing = sorted({st for st, _ in jobs if not (studies_dir()/f"{st}.ipynb").exists()})
     for st in missing: print(f"[demo] study {st}: notebook not present, skipped")
     df = run_plan([j for j in jobs if j[0] not in missing], workers=workers, runs_dir=runs_dir)
-    bad = int(df["status"].isin(["failed", "interrupted"]).sum()) if len(df) else 0
-    for r in df[df.status.isin(["failed", "interrupted"])].itertuples() if bad else []:
+    bad = int(df["status"].isin(BAD_STATUSES).sum()) if len(df) else 0
+    for r in df[df.status.isin(BAD_STATUSES)].itertuples() if bad else []:
         print(f"[demo] FAILED {r.study} {r.run_id}: {getattr(r, 'error', '')}")
     t_runs = time.time() - t0
     failed_reports = run_reports(runs_dir, figures_dir, workers=workers)
@@ -388,8 +389,8 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
     figures_dir = Path(figures_dir or figures_root() / f"profile-{name}")
     t0 = time.time()
     df = run_plan(jobs, workers=workers, runs_dir=runs_dir)
-    bad = int(df["status"].isin(["failed", "interrupted"]).sum())
-    for r in df[df.status.isin(["failed", "interrupted"])].itertuples():
+    bad = int(df["status"].isin(BAD_STATUSES).sum())
+    for r in df[df.status.isin(BAD_STATUSES)].itertuples():
         print(f"[profile {name}] FAILED {r.study} {r.run_id}: {r.error}")
     t_runs = time.time() - t0
     failed = run_reports(runs_dir, figures_dir, studies=studies, workers=workers)
@@ -422,45 +423,111 @@ def parse_params(items: list[str], sweep_values: bool = False) -> dict:
     return out
 
 # %% ../nbs/90a_jobs.ipynb #1866df1e
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="grok-nb", description="Run grok_nb study notebooks and sweeps.")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("study")
-    r.add_argument("-p", "--param", action="append", default=[])
-    s = sub.add_parser("sweep")
-    s.add_argument("study")
-    s.add_argument("-p", "--param", action="append", default=[])
+def study_names() -> list[str]:
+    "The studies `grok-nb` can run: the notebooks of `sweep.studies_dir()`."
+    return sorted(p.stem for p in studies_dir().glob("*.ipynb"))
+
+def describe_params(study: str) -> str:
+    """Every parameter of `study`: its default, the comment beside it in the notebook's parameters cell, and the rule
+    its value must pass (`sweep.study_rules`; a parameter without one is checked for its default's type only)."""
+    import papermill
+    from grok_nb.sweep import study_notebook
+    spec, defaults, rules = papermill.inspect_notebook(str(study_notebook(study))), study_defaults(study), \
+        study_rules(study)
+    lines = [f"{study}: {len(defaults) - ('run_dir' in defaults)} parameters; give them as "
+             f"grok-nb run {study} -p NAME=VALUE (a Python literal; sweep: -p NAME=V1,V2)"]
+    for k, v in defaults.items():
+        if k == "run_dir": continue
+        lines.append(f"  {k} = {v!r}")
+        if spec[k].get("help"): lines.append(f"      {spec[k]['help']}")
+        rule = rules.get(k)
+        lines.append(f"      must be {rule.allowed}" if rule is not None and k in rules else
+                     f"      must be of type {type(v).__name__}" if v is not None else "      any value")
+    return "\n".join(lines)
+
+def _parser() -> argparse.ArgumentParser:
+    names = study_names()
+    ap = argparse.ArgumentParser(
+        prog="grok-nb", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run grok_nb study notebooks (papermill), sweeps (here or on SLURM), the demo and the profiles.",
+        epilog=f"studies: {', '.join(names)}\n`grok-nb params STUDY` lists a study's parameters (default, meaning, "
+               "rule); -p NAME=VALUE sets one (a Python literal: 3, 0.5, 'text', [1, 2], {'a': 1}).")
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="{run,sweep,status,params,profile,demo}")
+    P = dict(action="append", default=[], metavar="NAME=VALUE")
+    r = sub.add_parser("run", help="run one study notebook with parameters")
+    r.add_argument("study", help=f"one of: {', '.join(names)}")
+    r.add_argument("-p", "--param", **P, help="a parameter (grok-nb params STUDY lists them); repeatable")
+    s = sub.add_parser("sweep", help="run a grid of parameter sets, here or on SLURM",
+                       description="A grid of parameter sets (-p NAME=V1,V2 for several values), run here (a process "
+                       "pool) or as a SLURM job array through submitit.")
+    s.add_argument("study", help=f"one of: {', '.join(names)}")
+    s.add_argument("-p", "--param", **{**P, "metavar": "NAME=V1[,V2...]"},
+                   help="a parameter and its values (grok-nb params STUDY lists them); repeatable")
     for x in (r, s):
-        x.add_argument("--retry-failed", action="store_true")
+        x.add_argument("--retry-failed", action="store_true", help="run failed and diverged runs again")
     r.add_argument("-v", "--verbose", action="store_true", help="stream the notebook's output (default: one bar)")
-    s.add_argument("--executor", default="local", choices=["local", "submitit"])
-    s.add_argument("--workers", type=int, default=1)
-    s.add_argument("--threads", type=int, default=None, help="threads per local worker (default: cores / workers)")
-    s.add_argument("--partition", default=None)
-    s.add_argument("--gpus", type=int, default=None)
-    s.add_argument("--time", type=int, default=60)
-    pr = sub.add_parser("profile")
+    s.add_argument("--executor", default="local", choices=["local", "slurm", "auto"],
+                   help="local: this machine (default); slurm: a job array through submitit, refused without SLURM; "
+                   "auto: slurm when available, else local (said in one line)")
+    s.add_argument("--workers", type=int, default=1, help="local: runs at a time (default 1)")
+    s.add_argument("--threads", type=int, default=None, help="local: threads per worker (default: cores / workers)")
+    g = s.add_argument_group("SLURM (with --executor slurm or auto)")
+    g.add_argument("--partition", default=None)
+    g.add_argument("--account", default=None, help="the account the jobs are charged to")
+    g.add_argument("--qos", default=None, help="quality of service")
+    g.add_argument("--constraint", default=None, help="node features, e.g. h100")
+    g.add_argument("--gpus", type=int, default=None, help="GPUs per job (per node); pair with -p nproc=N")
+    g.add_argument("--cpus-per-task", type=int, default=None)
+    g.add_argument("--mem", default=None, help="memory per node, e.g. 64G")
+    g.add_argument("--time", type=int, default=DEFAULT_TIMEOUT_MIN,
+                   help=f"time limit per run in minutes (default {DEFAULT_TIMEOUT_MIN})")
+    g.add_argument("--array-parallelism", type=int, default=None, help="runs of the array running at once")
+    g.add_argument("--no-wait", action="store_true", help="submit, print the job ids and return (grok-nb status "
+                   "STUDY reads the runs later)")
+    st = sub.add_parser("status", help="the runs of a study: status, job id, error")
+    st.add_argument("study", help=f"one of: {', '.join(names)}")
+    pa = sub.add_parser("params", help="a study's parameters: default, meaning, rule")
+    pa.add_argument("study", help=f"one of: {', '.join(names)}")
+    pr = sub.add_parser("profile", help="a CPU profile: the runs behind a study's claims, then its reports")
     pr.add_argument("name", choices=sorted(PROFILES))
     pr.add_argument("--workers", type=int, default=2)
-    d = sub.add_parser("demo")
+    d = sub.add_parser("demo", help="the demo: every study at CPU scale, the reports, the summaries")
     d.add_argument("--workers", type=int, default=2)
-    for x in (r, s, pr, d):
+    for x in (r, s, st, pr, d):
         x.add_argument("--runs-dir", default=None, help="where runs go (default: <workspace>/runs, see core.workspace)")
-    a = ap.parse_args(argv)
+    return ap
+
+def main(argv=None):
+    a = _parser().parse_args(argv)
     try:
+        if getattr(a, "runs_dir", None): runs_folder(a.runs_dir)       # a file, or under one: one line, nothing done
         if a.cmd == "run":
             rec = run_study(a.study, parse_params(a.param), a.runs_dir, a.retry_failed, log_output=a.verbose,
                             progress=not a.verbose)
             print(json.dumps(rec, indent=1))
             return 0 if rec["status"] == "finished" else 1
         if a.cmd == "sweep":
-            slurm = {"timeout_min": a.time, **({"partition": a.partition} if a.partition else {}),
-                     **({"gpus_per_node": a.gpus} if a.gpus else {})}
+            opts = {"partition": a.partition, "account": a.account, "qos": a.qos, "constraint": a.constraint,
+                    "gpus_per_node": a.gpus, "cpus_per_task": a.cpus_per_task, "mem": a.mem,
+                    "array_parallelism": a.array_parallelism}
+            slurm = {"timeout_min": a.time, **{k: v for k, v in opts.items() if v is not None}}
             df = sweep(a.study, grid(**parse_params(a.param, sweep_values=True)), a.executor, a.workers,
-                       a.retry_failed, a.runs_dir, slurm=slurm, threads=a.threads)
-            print(df[["run_id", "status"]].to_string(index=False))
-            return int(df["status"].isin(["failed", "interrupted"]).any())
+                       a.retry_failed, a.runs_dir, slurm=slurm, threads=a.threads, wait=not a.no_wait)
+            print(df[[c for c in ("run_id", "status", "job_id") if c in df.columns]].to_string(index=False))
+            return int(df["status"].isin(BAD_STATUSES).any())
+        if a.cmd == "status":
+            df = runs_status(a.study, a.runs_dir)
+            where = runs_folder(a.runs_dir) / a.study
+            if not len(df):
+                print(f"{a.study}: no runs in {where}")
+                return 0
+            print(df.fillna("").to_string(index=False))
+            print(f"{a.study}: {len(df)} runs in {where}: "
+                  + ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().items()))
+            return int(df["status"].isin(BAD_STATUSES).any())
+        if a.cmd == "params":
+            print(describe_params(a.study))
+            return 0
         if a.cmd == "profile":
             return run_profile(a.name, runs_dir=a.runs_dir, workers=a.workers)
         if a.cmd == "demo":

@@ -40,7 +40,7 @@ class Rule:
         "Does `value` pass? A rule that needs another parameter the study does not have passes (cannot be checked)."
         try: return bool(self._ok(value, _Params(params or {})))
         except _Missing: return True
-        except (TypeError, ValueError, KeyError, AttributeError): return False
+        except (TypeError, ValueError, KeyError, AttributeError, ArithmeticError): return False
     def __and__(self, other: "Rule") -> "Rule":
         return Rule(lambda v, p: self.ok(v, p) and other.ok(v, p), lambda: f"{self.allowed}, and {other.allowed}")
     def __repr__(self): return f"Rule({self.allowed!r})"

@@ -9,7 +9,7 @@ from pathlib import Path
 from .core import load_json
 
 # %% auto #0
-__all__ = ['run_status']
+__all__ = ['RERUN_ONLY_ON_RETRY', 'BAD_STATUSES', 'run_status']
 
 # %% ../nbs/00c_status.ipynb #393a0a1d
 @contextlib.contextmanager
@@ -57,14 +57,16 @@ def run_status(path: Path) -> str:
 # %% ../nbs/00c_status.ipynb #3a88a32c
 _ENV_FAULTS = {"DeadKernelError", "CellTimeoutError", "KeyboardInterrupt", "MemoryError", "OutOfMemoryError",
                "SystemExit", "SIGTERM"}
+RERUN_ONLY_ON_RETRY = ("failed", "diverged")           # the run's own outcome: the same parameters give it again
+BAD_STATUSES = ("failed", "diverged", "interrupted")     # a sweep, the demo or a profile with one of these fails
 
 def _failure(e: BaseException, out_nb: Path, seconds: float) -> dict:
     "The status record of a run that raised `e`: interrupted (environment) or failed (code), with the cell it was in."
     name = getattr(e, "ename", None) or type(e).__name__
     value = str(getattr(e, "evalue", None) or e)
     env = name in _ENV_FAULTS or type(e).__name__ in _ENV_FAULTS or "No space left on device" in value
-    return {"status": "interrupted" if env else "failed", "seconds": seconds, "error": f"{name}: {value}"[:2000],
-            **_last_cell(out_nb)}
+    status = "interrupted" if env else "diverged" if name == "TrainingDiverged" else "failed"
+    return {"status": status, "seconds": seconds, "error": f"{name}: {value}"[:2000], **_last_cell(out_nb)}
 
 def _last_cell(out_nb: Path) -> dict:
     "The last cell papermill started in the output notebook: its index and source (empty when there is none)."

@@ -4,7 +4,7 @@
 
 # %% ../nbs/01b_store.ipynb #ca5c14f5
 from __future__ import annotations
-import os, json, shutil, struct, hashlib, itertools, multiprocessing as mp
+import os, sys, json, time, fcntl, shutil, struct, hashlib, itertools, contextlib, multiprocessing as mp
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 import numpy as np
@@ -13,11 +13,13 @@ from tqdm.auto import tqdm
 from fastcore.basics import patch
 from grok_nb.core import (GrokError, check, atomic_write, atomic_path, save_json, load_json, sha256_file, log_once,
     read_error)
-from .data import text_source, encode_documents, decode_tokens, is_lossless, _epoch_order, TokenStream
+from grok_nb.data import (text_source, encode_documents, decode_tokens, is_lossless, _epoch_order, TokenStream,
+    _encodings)
 
 # %% auto #0
 __all__ = ['INDEX_MAGIC', 'DTYPE_CODES', 'STORE_FORMAT', 'token_dtype', 'write_indexed', 'IndexedDataset',
-           'tokenizer_fingerprint', 'build_store', 'TokenStore', 'SubsetCorpus', 'ConcatCorpus', 'PythiaStream']
+           'tokenizer_fingerprint', 'CachedEncoder', 'cached_encoder', 'build_store', 'TokenStore', 'SubsetCorpus',
+           'ConcatCorpus', 'PythiaStream']
 
 # %% ../nbs/01b_store.ipynb #c8ec2ba8
 INDEX_MAGIC = b"MMIDIDX\x00\x00"
@@ -64,6 +66,26 @@ def write_indexed(
     return prefix
 
 # %% ../nbs/01b_store.ipynb #5dd63e44
+def _check_pointers(idx: Path, sizes, pointers, itemsize: int, chunk: int = 1 << 22):
+    """Every pointer of an index is where the previous sequence ends: the first 0, each next one the previous plus
+    its size in bytes (so they are monotone, and with the last sequence ending at the end of `.bin`, within it); and
+    no size is negative. Checked vectorized, `chunk` entries at a time (Pythia's index holds 146M); an error names
+    the first bad entry, its value and the expected one."""
+    n = len(sizes)
+    if n: check(int(pointers[0]) == 0, f"{idx}: field 'pointers' of item 0 is {int(pointers[0])}, expected 0")
+    for a in range(0, n, chunk):
+        b = min(n, a + chunk)
+        s = np.asarray(sizes[a:b], dtype=np.int64)
+        neg = np.flatnonzero(s < 0)
+        if len(neg): raise GrokError(f"{idx}: field 'sizes' of item {a + int(neg[0])} is {int(s[neg[0]])}, negative")
+        p = np.asarray(pointers[a:b + 1], dtype=np.int64)                 # and the next chunk's first pointer
+        want = p[:len(s)] + s * itemsize                                  # where each next sequence must start
+        bad = np.flatnonzero(p[1:] != want[:len(p) - 1])
+        if len(bad):
+            k = int(bad[0])
+            raise GrokError(f"{idx}: field 'pointers' of item {a + k + 1} is {int(p[k + 1])}, expected {int(want[k])} "
+                            f"(item {a + k} at {int(p[k])} with {int(s[k])} tokens of {itemsize} bytes)")
+
 class IndexedDataset:
     "Memory-mapped reader of an indexed dataset (`prefix.bin` + `prefix.idx`): `ds[i]` is sequence i's ids."
     def __init__(self, prefix):
@@ -88,6 +110,7 @@ class IndexedDataset:
         self.sizes = np.memmap(idx, np.int32, "r", offset=34, shape=(n,)) if n else np.zeros(0, np.int32)
         self.pointers = np.memmap(idx, np.int64, "r", offset=34 + 4 * n, shape=(n,)) if n else np.zeros(0, np.int64)
         self.doc_idx = np.memmap(idx, np.int64, "r", offset=34 + 12 * n, shape=(n_doc,))
+        _check_pointers(idx, self.sizes, self.pointers, self.dtype.itemsize)     # consecutive, from 0 on
         n_tok = int(self.sizes.sum(dtype=np.int64))
         bin_size = bin_.stat().st_size
         check(bin_size == n_tok * self.dtype.itemsize,
@@ -124,18 +147,164 @@ def _source_key(source, name: str | None = None) -> str:
     s = str(source)
     return s if s.startswith("hf:") else str(Path(s).resolve())
 
-# %% ../nbs/01b_store.ipynb #99cd2680
-_TOKENIZER = None
+# %% ../nbs/01b_store.ipynb #a64ee489
+_GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""  # ByteLevel's
+_WHITESPACE_PATTERN = r"\w+|[^\w\s]+|\s+"                         # Whitespace's, and the gaps between its words
+# the same on ASCII text, for Python's faster `re` (with re.ASCII, \w is [A-Za-z0-9_] and \s is [ \t\n\r\f\v], as
+# in the tokenizers' Unicode classes restricted to ASCII)
+_S = r"[ \t\n\r\f\v]"
+_GPT2_ASCII = rf"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^ \t\n\r\f\vA-Za-z0-9]+|{_S}+(?!\S)|{_S}+"""
 
-def _init_worker(tokenizer):
-    global _TOKENIZER
+def _byte_chars() -> str:
+    "GPT-2's byte-level alphabet as a `str.translate` table: the character that stands for each byte (as latin-1)."
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    rest = [b for b in range(256) if b not in keep]
+    return str.maketrans({**{b: chr(b) for b in keep}, **{b: chr(256 + k) for k, b in enumerate(rest)}})
+
+def _grown(a: np.ndarray, n: int) -> np.ndarray:
+    "`a` with room for at least `n` entries (doubling)."
+    if n <= len(a): return a
+    out = np.empty(max(n, 2 * len(a)), a.dtype)
+    out[:len(a)] = a
+    return out
+
+class CachedEncoder:
+    """`encode_documents` for a byte-level BPE or a whitespace word-level tokenizer, through a table of the distinct
+    words seen so far (at most `max_words`; then it starts afresh): see above. `cached_encoder` makes one."""
+    def __init__(self, tokenizer, kind: str, max_words: int = 2_000_000):
+        import re, regex
+        self.tokenizer, self.kind, self.max_words = tokenizer, kind, max_words
+        self.backend = tokenizer.backend_tokenizer
+        self.pattern = regex.compile(_GPT2_PATTERN if kind == "bytelevel" else _WHITESPACE_PATTERN)
+        self.ascii = re.compile(_GPT2_ASCII if kind == "bytelevel" else _WHITESPACE_PATTERN, re.ASCII)
+        self.specials = [t.content for t in self.backend.get_added_tokens_decoder().values()]
+        if kind == "whitespace":
+            self.vocab, unk = self.backend.get_vocab(), self.backend.model.unk_token
+            self.unk = self.vocab.get(unk)
+        else: self.bytes = _byte_chars()
+        self._reset()
+    def _reset(self):
+        self.index, self.n_words, self.n_toks = {}, 0, 0
+        self.first, self.count = np.zeros(1024, np.int64), np.zeros(1024, np.int64)     # per word: its tokens' range
+        self.ids, self.offsets = np.zeros(4096, np.int64), np.zeros(4096, np.int64)     # per token: id, first char
+    def _tokens(self, words: list[str]) -> tuple[list[int], list[int], list[int]]:
+        """The tokens of new words, as the tokenizer's model makes them from each word on its own (a word is one
+        pre-token): per word how many, and per token its id and the character of the word its first byte is in."""
+        counts, ids, offs = [], [], []
+        if self.kind == "whitespace":
+            for w in words:
+                blank = w[:1].isspace()                          # the gaps between words: no token
+                counts.append(0 if blank else 1)
+                if not blank: ids.append(self.vocab.get(w, self.unk)), offs.append(0)
+            return counts, ids, offs
+        tokenize, table = self.backend.model.tokenize, self.bytes
+        for w in words:
+            ascii_ = w.isascii()
+            ts = tokenize(w.translate(table) if ascii_ else w.encode("utf-8").decode("latin-1").translate(table))
+            counts.append(len(ts))
+            ids += [x.id for x in ts]
+            starts = list(itertools.accumulate([len(x.value) for x in ts[:-1]], initial=0))   # a char per byte
+            if not ascii_:                                       # the first byte's character
+                char_of = [k for k, c in enumerate(w) for _ in range(len(c.encode("utf-8")))]
+                starts = [char_of[s] for s in starts]
+            offs += starts
+        return counts, ids, offs
+    def _add(self, words: list[str]):
+        counts, ids, offs = self._tokens(words)
+        n, n_new = self.n_words + len(words), len(ids)
+        self.first, self.count = _grown(self.first, n), _grown(self.count, n)
+        self.ids, self.offsets = _grown(self.ids, self.n_toks + n_new), _grown(self.offsets, self.n_toks + n_new)
+        c = np.asarray(counts, np.int64)
+        self.count[self.n_words:n], self.first[self.n_words:n] = c, self.n_toks + np.cumsum(c) - c
+        self.ids[self.n_toks:self.n_toks + n_new], self.offsets[self.n_toks:self.n_toks + n_new] = ids, offs
+        self.index.update(zip(words, range(self.n_words, n)))
+        self.n_words, self.n_toks = n, self.n_toks + n_new
+    def encode(self, docs: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        "Token ids and character starts of `docs`, concatenated, and the tokens per document (no EOS)."
+        pieces, n_pieces = [], np.empty(len(docs), np.int64)
+        for k, d in enumerate(docs):
+            p = (self.ascii if d.isascii() else self.pattern).findall(d)   # consecutive: they cover the document
+            pieces += p
+            n_pieces[k] = len(p)
+        new = set(pieces).difference(self.index)
+        if self.n_words + len(new) > self.max_words:
+            self._reset()
+            new = set(pieces)
+        if new: self._add(sorted(new))
+        wid = np.fromiter(map(self.index.__getitem__, pieces), np.int64, count=len(pieces))
+        size = np.fromiter(map(len, pieces), np.int64, count=len(pieces))
+        doc = np.repeat(np.arange(len(docs)), n_pieces)
+        doc_chars = np.fromiter(map(len, docs), np.int64, count=len(docs))
+        start = (np.cumsum(size) - size) - (np.cumsum(doc_chars) - doc_chars)[doc]   # a piece's first char in its doc
+        c = self.count[wid]
+        piece = np.repeat(np.arange(len(pieces)), c)             # the piece of every token
+        k = np.arange(int(c.sum())) - (np.cumsum(c) - c)[piece]  # its place in the piece's tokens
+        src = self.first[wid][piece] + k
+        lengths = np.bincount(doc[piece], minlength=len(docs)).astype(np.int64)
+        return self.ids[src], start[piece] + self.offsets[src], lengths
+    def encode_documents(self, docs, add_eos: bool = True) -> dict:
+        """What `data.encode_documents(tokenizer, docs, add_eos)` returns, computed through the word table (by the
+        tokenizer when a document holds a special token's text, which the tokenizer reads as that token)."""
+        docs = list(docs)
+        if any(s in d for d in docs for s in self.specials): return encode_documents(self.tokenizer, docs, add_eos)
+        eos = self.tokenizer.eos_token_id
+        check(eos is not None or not add_eos,
+              "encode_documents: tokenizer has no eos_token_id (needed between documents)")
+        flat, chars, n = self.encode(docs)
+        doc_chars = np.fromiter(map(len, docs), np.int64, count=len(docs))
+        if add_eos:                                                    # EOS after each document, at its end
+            ends = np.cumsum(n)
+            flat, chars, n = np.insert(flat, ends, eos), np.insert(chars, ends, doc_chars), n + 1
+        bounds = np.r_[0, np.cumsum(n)]
+        digests = b"".join(hashlib.sha256(flat[a:b].tobytes()).digest()[:16] for a, b in zip(bounds[:-1], bounds[1:]))
+        return {"tokens": flat, "char_starts": chars, "lengths": n, "doc_chars": doc_chars, "digests": digests}
+
+def cached_encoder(tokenizer) -> CachedEncoder | None:
+    """A `CachedEncoder` for `tokenizer` when its pipeline is one it reproduces (no normalizer; a byte-level
+    pre-tokenizer with GPT-2's pattern and no prefix space over a BPE, or a whitespace one over a word-level model),
+    else None."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None: return None
+    try: import regex                                                  # noqa: F401  (transformers' dependency)
+    except ImportError: return None
+    st = json.loads(backend.to_str())
+    pre, model = st.get("pre_tokenizer") or {}, (st.get("model") or {}).get("type")
+    if st.get("normalizer") is not None: return None
+    if pre.get("type") == "ByteLevel" and not pre.get("add_prefix_space") and pre.get("use_regex", True) \
+            and model == "BPE": return CachedEncoder(tokenizer, "bytelevel")
+    if pre.get("type") == "Whitespace" and model == "WordLevel": return CachedEncoder(tokenizer, "whitespace")
+    return None
+
+# %% ../nbs/01b_store.ipynb #99cd2680
+_TOKENIZER, _CACHED = None, None
+
+def _init_worker(tokenizer, encoder: str = "hf"):
+    "A worker's tokenizer, and its word-cached encoder (`encoder='auto'`) where the tokenizer allows one."
+    global _TOKENIZER, _CACHED
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
-    _TOKENIZER = tokenizer
+    _TOKENIZER, _CACHED = tokenizer, (cached_encoder(tokenizer) if encoder == "auto" else None)
+
+def _encode(texts: list[str], add_eos: bool) -> dict:
+    """`encode_documents` of the worker's tokenizer, through its cached encoder when there is one. The first document
+    of every chunk is also encoded by the tokenizer itself and compared: a difference (never seen) is said once, and
+    the chunk and all after it are encoded by the tokenizer."""
+    global _CACHED
+    if _CACHED is None: return encode_documents(_TOKENIZER, texts, add_eos)
+    out = _CACHED.encode_documents(texts, add_eos)
+    ids, starts = _encodings(_TOKENIZER, texts[:1])
+    n = len(ids[0])
+    if not (out["tokens"][:n].tolist() == list(ids[0]) and out["char_starts"][:n].tolist() == list(starts[0])
+            and int(out["lengths"][0]) == n + add_eos):
+        log_once(f"build_store: the cached encoder differs from the tokenizer on a document ({texts[0][:60]!r}...): "
+                 "the tokenizer encodes the rest of this build", key="store-cached-encoder")
+        _CACHED = None
+        return encode_documents(_TOKENIZER, texts, add_eos)
+    return out
 
 def _encode_chunk(args) -> dict:
     "Encode one chunk `(first source number, texts, dtype, add_eos)` into shard arrays."
     first, texts, dtype, add_eos = args
-    enc = encode_documents(_TOKENIZER, texts, add_eos)
+    enc = _encode(texts, add_eos)
     starts = enc["char_starts"]
     doc_first = np.r_[0, np.cumsum(enc["lengths"])[:-1]].astype(np.int64)
     prev = np.r_[0, starts[:-1]]
@@ -260,11 +429,37 @@ def _progress(folder: Path) -> list[dict]:
         if f.name not in keep: f.unlink() if f.is_file() else shutil.rmtree(f)
     return prog
 
+@contextlib.contextmanager
+def _key_lock(root: Path, key: str, what: str):
+    """An exclusive lock on store `key` under `root` (`.<key>.lock`, `fcntl.flock`: released when its process dies),
+    held for the block; a process that has to wait for it says so once."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f".{key}.lock", "a") as f:
+        try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"[grok_nb] {what}: another process is building it; waiting", file=sys.stderr, flush=True)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try: yield
+        finally: fcntl.flock(f, fcntl.LOCK_UN)
+
+def _open_cached(final: Path, tokenizer) -> "TokenStore | None":
+    "The complete store at `final`, or None (a corrupt one is removed, said once)."
+    if not (final / "manifest.json").exists(): return None
+    try: return TokenStore(final, tokenizer)
+    except (GrokError, OSError, ValueError) as e:                    # a corrupt cache entry: removed and rebuilt
+        log_once(f"token store {final} is corrupt ({str(e).splitlines()[0][:160]}): removed, rebuilding it",
+                 key=f"store:{final}")
+        shutil.rmtree(final, ignore_errors=True)
+        return None
+
 def build_store(source, tokenizer, root, max_tokens: int | None = None, text_field: str = "text", n_proc: int = 1,
                 chunk_docs: int = 256, shard_tokens: int = 1 << 24, dtype: str | None = None, add_eos: bool = True,
-                name: str | None = None, progress: bool = True) -> "TokenStore":
+                name: str | None = None, progress: bool = True, encoder: str = "auto") -> "TokenStore":
     """Tokenize `source` into a token store under `root` (cached: an existing complete store is opened, an
-    interrupted build resumed); see above. Returns the opened `TokenStore`."""
+    interrupted build resumed; concurrent builders of one store wait for one build, then open it); see above.
+    `encoder`: 'auto' encodes through `cached_encoder` where the tokenizer allows it, 'hf' with the tokenizer's batch
+    encoding (the same store either way). Returns the opened `TokenStore`."""
+    check(encoder in ("auto", "hf"), f"build_store: encoder must be 'auto' or 'hf', got {encoder!r}")
     check(max_tokens is None or (isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens > 0),
           f"build_store: max_tokens must be a positive int or None, got {max_tokens!r}")
     check(isinstance(n_proc, int) and n_proc >= 1, f"build_store: n_proc must be an int >= 1, got {n_proc!r}")
@@ -277,12 +472,17 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
             "text_field": text_field, "tokenizer": tokenizer_fingerprint(tokenizer), "add_eos": add_eos}
     key = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
     final, part = Path(root) / key, Path(root) / f"{key}.partial"
-    if (final / "manifest.json").exists():
-        try: return TokenStore(final, tokenizer)
-        except (GrokError, OSError, ValueError) as e:                # a corrupt cache entry: removed and rebuilt
-            log_once(f"token store {final} is corrupt ({str(e).splitlines()[0][:160]}): removed, rebuilding it",
-                     key=f"store:{final}")
-            shutil.rmtree(final, ignore_errors=True)
+    store = _open_cached(final, tokenizer)
+    if store is not None: return store
+    with _key_lock(Path(root), key, f"token store {final}"):             # one builder; the others wait, then open it
+        store = _open_cached(final, tokenizer)
+        if store is not None: return store
+        return _build(source, tokenizer, meta, final, part, dt, max_tokens, text_field, n_proc, chunk_docs,
+                      shard_tokens, add_eos, progress, encoder)
+
+def _build(source, tokenizer, meta, final, part, dt, max_tokens, text_field, n_proc, chunk_docs, shard_tokens,
+           add_eos, progress, encoder) -> "TokenStore":
+    "The build itself, under the store's lock."
     part.mkdir(parents=True, exist_ok=True)
     shards = _progress(part)
     n_done = sum(r["n_docs"] for r in shards)
@@ -290,8 +490,8 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
     texts = itertools.islice(text_source(source, text_field), n_done, None)
     chunks = ((n_done + i * chunk_docs, list(c), dt, add_eos)
               for i, c in enumerate(iter(lambda: list(itertools.islice(texts, chunk_docs)), [])))
-    pool = mp.get_context("fork").Pool(n_proc, _init_worker, (tokenizer,)) if n_proc > 1 else None
-    if pool is None: _init_worker(tokenizer)
+    pool = mp.get_context("fork").Pool(n_proc, _init_worker, (tokenizer, encoder)) if n_proc > 1 else None
+    if pool is None: _init_worker(tokenizer, encoder)
     bar = tqdm(total=max_tokens, initial=n_tok, unit="tok", unit_scale=True, disable=not progress, desc="store")
     writer, full, n_docs_seen = None, False, n_done
     try:

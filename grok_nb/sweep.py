@@ -4,22 +4,25 @@
 
 # %% ../nbs/90_sweep.ipynb #daec5f1b
 from __future__ import annotations
-import os, sys, ast, json, time, fcntl, shutil, signal, itertools, argparse, contextlib, traceback
+import os, re, sys, ast, json, time, fcntl, shutil, signal, inspect, warnings, itertools, argparse, contextlib
+import traceback
 from pathlib import Path
 from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 from .core import (GrokError, check, run_id, save_json, load_json, atomic_write, PROJECT_ROOT, RunDir,
-    make_run_dir, runs_root, figures_root, workspace)
+    make_run_dir, runs_root, figures_root, workspace, append_jsonl, read_jsonl)
 from grok_nb.params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathSpec, type_ok, check_params,
     resolve_paths)
-from .status import run_status, _try_lock, _failure, _attempts
+from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RETRY, BAD_STATUSES
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'PARAM_RULES', 'KERNEL_START_FAILED', 'grid', 'studies_dir', 'study_notebook', 'study_defaults',
-           'study_rules', 'resolve_params', 'run_path', 'execute_notebook', 'run_study', 'sweep', 'load_runs',
-           'run_plan', 'study_params', 'open_run', 'save_summary', 'table_values', 'publish_summaries',
-           'write_run_info', 'run_info', 'run_reports']
+__all__ = ['STUDIES_DIR', 'PYTHIA_SIZES', 'POLYPYTHIA_SIZES', 'PARAM_RULES', 'DATA_PARAMS', 'NEUTRAL_PARAMS',
+           'KERNEL_START_FAILED', 'SLURM_OPTIONS', 'DEFAULT_TIMEOUT_MIN', 'grid', 'studies_dir', 'study_notebook',
+           'study_defaults', 'study_rules', 'check_data_files', 'resolve_params', 'runs_folder', 'identity_params',
+           'run_path', 'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters',
+           'make_executor', 'sweep', 'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary',
+           'table_values', 'publish_summaries', 'write_run_info', 'run_info', 'run_reports']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -72,11 +75,35 @@ def _tasks():
 
 def _rel(pred, allowed: str) -> Rule: return Rule(pred, allowed)
 
+def _task_options(name: str) -> dict:
+    "The options a task of study B takes (its keyword arguments but the tokenizer, `n` and `seed`), with defaults."
+    from grok_nb.emergence import TASKS
+    ps = inspect.signature(TASKS[name]).parameters
+    return {**{k: (None if p.default is p.empty else p.default) for k, p in ps.items()
+               if k not in ("tokenizer", "n", "seed")}, "threshold": None}
+
+def _tasks_ok(v, p) -> bool:
+    "Is every task's option one it takes, with a value of its default's type?"
+    return all(k in _task_options(t) and type_ok(_task_options(t)[k], x) for t, o in v.items() for k, x in o.items())
+
+# the hub's suites: Pythia's sizes (each also '-deduped'), and the PolyPythias (seeds 1-9 of the five smallest)
+PYTHIA_SIZES = ("14m", "31m", "70m", "160m", "410m", "1b", "1.4b", "2.8b", "6.9b", "12b")
+POLYPYTHIA_SIZES = PYTHIA_SIZES[:5]
+
+def _sizes_ok(v, p) -> bool:
+    if p["suite"] == "local": return set(v) <= set(_presets("pythia-"))
+    if p["suite"] == "pythia": return all(s.removesuffix("-deduped") in PYTHIA_SIZES for s in v)
+    return set(v) <= set(POLYPYTHIA_SIZES)
+
 _POS, _NN = Int(1), Int(0)
 _DEVICE = Rule(lambda v, p: v.split(":")[0] in ("auto", "cpu", "cuda", "mps"), "'auto', 'cpu', 'cuda[:n]' or 'mps'")
 _LR, _FRAC, _SHARE = Num(0, lo_open=True), Num(0, 1), Num(0, 1, lo_open=True)
 _COMMON = dict(seed=_NN, steps=_POS, lr=_LR, batch_size=_POS, seq_len=Int(2), device=_DEVICE, nproc=_POS,
-               weight_decay=Num(0), warmup=_NN)
+               weight_decay=Num(0), warmup=_NN,
+               grad_accum=_POS & _rel(lambda v, p: not _POS.ok(p["nproc"]) or p["batch_size"] % (p["nproc"] * v) == 0,
+                                      "a divisor of batch_size / nproc (each process splits its rows into grad_accum "
+                                      "micro-batches)"),
+               compile=OneOf(False, True))
 
 PARAM_RULES: dict[str, dict[str, Rule]] = {
     "grokking": dict(
@@ -91,10 +118,13 @@ PARAM_RULES: dict[str, dict[str, Rule]] = {
         head_window=Num(0, lo_open=True)),
     "emergence": dict(
         suite=OneOf("local", "pythia", "polypythia"), sizes=ListOf(Str(), unique=True)
-        & _rel(lambda v, p: p["suite"] != "local" or set(v) <= set(_presets("pythia-")),
-               "local-suite sizes among the pythia-* presets"),
+        & Rule(_sizes_ok, lambda: f"local-suite sizes among the pythia-* presets ({', '.join(_presets('pythia-'))}); "
+               f"for suite 'pythia' among {', '.join(PYTHIA_SIZES)} (or <size>-deduped); for 'polypythia' among "
+               f"{', '.join(POLYPYTHIA_SIZES)}"),
         seeds=ListOf(_NN, unique=True), tasks=Dict(OneOf(_tasks), Dict(Str()), min_len=1)
-        & _rel(lambda v, p: all(Opt(_SHARE).ok(s.get("threshold")) for s in v.values()), "task thresholds in (0, 1]"),
+        & _rel(lambda v, p: all(Opt(_SHARE).ok(s.get("threshold")) for s in v.values()), "task thresholds in (0, 1]")
+        & Rule(_tasks_ok, lambda: "each task's options among its own (" + "; ".join(
+            f"{t}: {', '.join(_task_options(t))}" for t in _tasks()) + "), each of its default's type"),
         pass_threshold=_SHARE, n_prompts=_POS, coarse=_POS, top_share=_SHARE, n_random=_POS, patch_span=_POS,
         head_probe_length=Int(3), head_probe_n=_POS,
         size_overrides=Dict(OneOf(lambda: _presets("pythia-")), Dict(Str())),
@@ -145,19 +175,102 @@ def study_rules(study: str) -> dict[str, Rule]:
     return {**_COMMON, **PARAM_RULES.get(study, {})}
 
 # %% ../nbs/90_sweep.ipynb #d491c8d5
+def _budget_reader(items, budget_s: float, t0: float) -> tuple[int, bool]:
+    "Consume `items` until they end or `budget_s` seconds have passed since `t0`: (how many, whether all)."
+    n = 0
+    for n, _ in enumerate(items, 1):
+        if time.perf_counter() - t0 > budget_s: return n, False
+    return n, True
+
+def _check_text(p: Path, full: dict, budget_s: float) -> str:
+    from grok_nb.data import text_source
+    n, whole = _budget_reader(text_source(str(p)), budget_s, time.perf_counter())
+    check(n > 0, f"{p}: no documents")
+    return f"{n} documents read" + ("" if whole else f" (the first {budget_s} s of it)")
+
+def _check_blimp(p: Path, full: dict, budget_s: float) -> str:
+    from grok_nb.blimp import load_blimp
+    return f"{len(load_blimp(p, uids=full.get('phenomena')))} pairs read"
+
+def _check_tokenizer(p: Path, full: dict, budget_s: float) -> str:
+    check(p.is_dir(), f"tokenizer {p}: a file, not a tokenizer folder")
+    tj = p/"tokenizer.json"
+    check(tj.is_file() or (p/"tokenizer_config.json").is_file(),
+          f"tokenizer {p}: neither tokenizer.json nor tokenizer_config.json in the folder")
+    if tj.is_file():
+        from tokenizers import Tokenizer
+        try: Tokenizer.from_file(str(tj))
+        except Exception as e: raise GrokError(f"{tj}: not a tokenizer ({str(e).splitlines()[0][:160]})") from e
+    return "tokenizer folder"
+
+def _check_folder(p: Path, full: dict, budget_s: float) -> str:
+    check(p.is_dir(), f"{p}: a file, not a folder")
+    return f"folder of {len(os.listdir(p))} entries"
+
+# the parameters that name data files, and how each is read (as the notebook will read it)
+DATA_PARAMS = {"grokking": {"corpus": _check_text, "pairs": _check_blimp, "tokenizer": _check_tokenizer},
+               "compartments": {"corpus": _check_text}, "emergence": {"hub_root": _check_folder}}
+_DATA_CHECKED: dict = {}
+
+def check_data_files(study: str, full: dict, rules: dict | None = None, budget_s: float = 0.5) -> dict:
+    """Check, before a kernel starts, that the local files and folders `full`'s parameters name (`DATA_PARAMS`) are
+    there and readable as the notebook will read them — a corpus's documents (the first `budget_s` seconds of them),
+    the BLiMP pairs of the phenomena, a tokenizer folder; an error names the parameter, the file and the line. Each
+    (file, size, mtime) is checked once per process. Returns `{parameter: what was read}`."""
+    rules, out = study_rules(study) if rules is None else rules, {}
+    for k, fn in DATA_PARAMS.get(study, {}).items():
+        v, rule = full.get(k), rules.get(k)
+        if v is None or not (isinstance(rule, PathSpec) and rule.is_path(v)): continue
+        p = Path(str(v)).expanduser()
+        check(p.exists(), f"study {study!r}: parameter {k!r} = {str(v)!r}: no such file or folder")
+        check(os.access(p, os.R_OK | (os.X_OK if p.is_dir() else 0)),
+              f"study {study!r}: parameter {k!r} = {str(v)!r}: not readable (permissions)")
+        st = p.stat()
+        key = (fn.__name__, str(p.resolve()), st.st_size, st.st_mtime_ns, json.dumps(full.get("phenomena")))
+        if key not in _DATA_CHECKED:
+            try: _DATA_CHECKED[key] = fn(p, full, budget_s)
+            except GrokError as e: raise GrokError(f"study {study!r}: parameter {k!r} = {str(v)!r}: {e}") from e
+        out[k] = _DATA_CHECKED[key]
+    return out
+
 def resolve_params(study: str, params: dict, defaults: dict | None = None, cwd=None) -> dict:
     """Defaults overlaid with `params`, after `check_params` (unknown names, wrong types, values out of range) and
-    with path parameters made absolute against `cwd` (the caller's working directory); `run_dir` is reserved."""
+    with path parameters made absolute against `cwd` (the caller's working directory), and the data files they name
+    checked (`check_data_files`); `run_dir` is reserved."""
     defaults = study_defaults(study) if defaults is None else defaults
     check("run_dir" not in params, f"study {study!r}: 'run_dir' is set by the sweep, not a parameter")
     rules = study_rules(study)
     full = check_params(study, resolve_paths(params, rules, cwd), defaults, rules)
+    check_data_files(study, full, rules)
     return {k: v for k, v in full.items() if k != "run_dir"}
 
 # %% ../nbs/90_sweep.ipynb #f857b3da
+def runs_folder(runs_dir=None) -> Path:
+    """`runs_dir` (default `core.runs_root()`) as an absolute path, after checking that it is a folder, or can be made
+    one (the nearest existing folder above it is a writable folder, not a file)."""
+    root = Path(runs_dir or runs_root()).expanduser().resolve()
+    p = root
+    while not p.exists() and p != p.parent: p = p.parent
+    check(p.is_dir(), f"runs folder {root}: {'it' if p == root else p} is a file, not a folder")
+    check(os.access(p, os.W_OK | os.X_OK), f"runs folder {root}: {p} is not writable")
+    return root
+
+# parameters added after run ids were fixed, per study, with their neutral value: a run's identity (its id, and the
+# params.json that must match when it is reopened) leaves them out while they have it, so every run id of a parameter
+# set that existed before them is unchanged; any other value is part of the identity (a new run)
+_EXEC_NEUTRAL = {"grad_accum": 1, "compile": False}
+NEUTRAL_PARAMS = {"grokking": {**_EXEC_NEUTRAL, "hard_forms": False}, "emergence": _EXEC_NEUTRAL,
+                  "sparse_attention": _EXEC_NEUTRAL, "compartments": {**_EXEC_NEUTRAL, "nproc": 1}}
+
+def identity_params(study: str, params: dict) -> dict:
+    "`params` without the `NEUTRAL_PARAMS` of `study` that have their neutral value (of the same type)."
+    neutral = NEUTRAL_PARAMS.get(study, {})
+    return {k: v for k, v in params.items() if not (k in neutral and type(v) is type(neutral[k]) and v == neutral[k])}
+
 def run_path(study: str, full_params: dict, runs_dir=None) -> Path:
-    "`<runs_dir>/<study>/<run-id>/` (`runs_dir` defaults to `core.runs_root()`: where the user works)."
-    return Path(runs_dir or runs_root()).expanduser().resolve() / study / run_id(study, full_params)
+    """`<runs_dir>/<study>/<run-id>/` (`runs_dir` defaults to `core.runs_root()`: where the user works); the id hashes
+    `identity_params(study, full_params)`."""
+    return runs_folder(runs_dir) / study / run_id(study, identity_params(study, full_params))
 
 # %% ../nbs/90_sweep.ipynb #8660ca98
 KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
@@ -187,7 +300,7 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
     with _try_lock(path) as got:
         if not got: return {"run_id": path.name, "status": "locked", "path": str(path)}
         st = run_status(path)                           # we hold the lock: a 'running' status is a dead run's
-        if st == "finished" or (st == "failed" and not retry_failed):
+        if st == "finished" or (st in RERUN_ONLY_ON_RETRY and not retry_failed):
             return {"run_id": path.name, "status": st, "path": str(path), "skipped": True}
         for f in path.glob(".*.tmp"): f.unlink(missing_ok=True)   # atomic-write debris of a killed attempt
         prev = _attempts(path)
@@ -250,39 +363,117 @@ def _run_jobs(
             out[futs[f]] = {"study": jobs[futs[f]][0], **f.result()}
     return out
 
+SLURM_OPTIONS = {                      # sweep's `slurm` options: what they are, and the submitit parameter each sets
+    "partition": "slurm_partition", "account": "slurm_account", "qos": "slurm_qos", "constraint": "slurm_constraint",
+    "array_parallelism": "slurm_array_parallelism", "timeout_min": "timeout_min", "gpus_per_node": "gpus_per_node",
+    "cpus_per_task": "cpus_per_task", "mem": "mem_gb", "nodes": "nodes", "tasks_per_node": "tasks_per_node"}
+DEFAULT_TIMEOUT_MIN = 60
+
+def slurm_available() -> str | None:
+    "Where `sbatch` is, when this machine can submit SLURM jobs (`sbatch` and `srun` on PATH); else None."
+    return shutil.which("sbatch") if shutil.which("sbatch") and shutil.which("srun") else None
+
+def mem_gb(mem) -> float:
+    "A memory size as GB: a number (GB) or SLURM's spelling, `64G`, `500M`, `1T` (`GB`, `MB`, `TB` too)."
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)[bB]?\s*", str(mem)) if not isinstance(mem, bool) else None
+    check(m is not None and float(m.group(1)) > 0, f"slurm option mem must be a size such as 64G or 500M, got {mem!r}")
+    return float(m.group(1)) * {"k": 2**-20, "m": 2**-10, "": 1, "g": 1, "t": 2**10}[m.group(2).lower()]
+
+def slurm_parameters(options: dict | None) -> dict:
+    "submitit's parameters for sweep's `slurm` options (`SLURM_OPTIONS`), checked; `timeout_min` 60 unless given."
+    options = {"timeout_min": DEFAULT_TIMEOUT_MIN, **(options or {})}
+    bad = sorted(set(options) - set(SLURM_OPTIONS))
+    check(not bad, f"sweep: unknown slurm option(s) {bad}; known: {', '.join(SLURM_OPTIONS)}")
+    out = {}
+    for k, v in options.items():
+        if v is None: continue
+        if k in ("partition", "account", "qos", "constraint"):
+            check(isinstance(v, str) and v.strip() != "", f"slurm option {k} must be a non-empty string, got {v!r}")
+        elif k == "mem": v = mem_gb(v)
+        else: check(isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+                    f"slurm option {k} must be an int >= 1, got {v!r}")
+        out[SLURM_OPTIONS[k]] = v
+    return out
+
+def make_executor(kind: str, folder, options: dict | None = None, cluster: str | None = None):
+    """`(submitit executor, the one line that says which)` for `kind` 'slurm' (refused when SLURM is absent) or
+    'submitit' (`cluster`: submitit's 'local' or 'debug' executors, for tests; None lets submitit choose)."""
+    import submitit
+    params = slurm_parameters(options)
+    if kind == "slurm":
+        check(slurm_available() is not None, "sweep: executor 'slurm': SLURM is not available on this machine (no "
+              "sbatch/srun on PATH); run on a cluster's login node, or use executor 'local' (or 'auto' to pick)")
+        cluster = "slurm"
+    ex = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
+    ex.update_parameters(**params)
+    line = (f"executor {ex.cluster} (submitit): " + ", ".join(f"{k}={v}" for k, v in sorted(params.items())))
+    return ex, line
+
+def _submitted(runs_dir) -> Path: return runs_folder(runs_dir) / "_submitit"
+
 def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 1, retry_failed: bool = False,
           runs_dir=None, progress: bool = True, slurm: dict | None = None, cluster: str | None = None,
-          threads: int | None = None) -> pd.DataFrame:
+          threads: int | None = None, wait: bool = True) -> pd.DataFrame:
     """Run every parameter set of `runs` (see `grid`); returns one row per run with its status.
-    With `workers > 1` each worker's kernels get `threads` threads (default: the cores divided among the workers)."""
-    check(executor in ("local", "submitit"), f"sweep: executor must be 'local' or 'submitit', got {executor!r}")
+    `executor`: 'local' (this machine; `workers > 1` gives each worker's kernels `threads` threads, default the cores
+    divided among the workers), 'slurm' (a submitit job array; refused when SLURM is absent), 'auto' (slurm when
+    available, else local, said in one line), or 'submitit' with submitit's `cluster` ('local', 'debug'). `slurm`:
+    the job options, `SLURM_OPTIONS` (partition, account, qos, constraint, gpus_per_node, cpus_per_task, mem,
+    timeout_min (default 60), nodes, tasks_per_node, array_parallelism). With `wait=False` the jobs are submitted and
+    their ids returned (`status` 'submitted'; `load_runs` / `grok-nb status` read the runs later); runs already
+    finished (or failed / diverged, without `retry_failed`) are not submitted again."""
+    check(executor in ("local", "slurm", "auto", "submitit"),
+          f"sweep: executor must be 'local', 'slurm', 'auto' or 'submitit', got {executor!r}")
     check(isinstance(workers, int) and workers >= 1, f"sweep: workers must be an integer >= 1, got {workers!r}")
+    if executor == "auto":
+        where = slurm_available()
+        executor = "slurm" if where else "local"
+        print(f"sweep {study}: executor auto -> {executor} " + (f"(sbatch at {where})" if where else
+              f"(no SLURM here: {workers} local worker(s)" + ("; the slurm options are not used)" if slurm else ")")),
+              file=sys.stderr, flush=True)
+    else: check(executor != "local" or not slurm or set(slurm) <= {"timeout_min"},
+                f"sweep: slurm options {sorted(slurm or {})} given, but executor 'local' runs on this machine: use "
+                "executor 'slurm' (or 'auto')")
+    check(wait or executor != "local", "sweep: wait=False (--no-wait) submits jobs: it needs executor 'slurm' or "
+          "'submitit', not 'local'")
+    runs_folder(runs_dir)
     defaults = study_defaults(study)
     runs = [resolve_params(study, p, defaults) for p in runs]     # refuse bad parameters before any run starts
     if executor == "local":
         results = [{k: v for k, v in r.items() if k != "study"} for r in _run_jobs(
             [(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress)]
+        df = pd.DataFrame(results)
     else:
-        import submitit
-        folder = Path(runs_dir or runs_root()) / "_submitit"
-        ex = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
-        sl = {"timeout_min": 60, **(slurm or {})}
-        ex.update_parameters(
-            **{k: v for k, v in sl.items() if k in ("timeout_min", "gpus_per_node", "cpus_per_task", "nodes",
-                                                   "tasks_per_node")},
-            **{f"slurm_{k}": v for k, v in sl.items() if k in ("partition", "account", "qos", "constraint")})
-        jobs = ex.map_array(run_study, [study] * len(runs), runs, [runs_dir] * len(runs), [retry_failed] * len(runs))
-        results = [j.result() for j in tqdm(jobs, desc=f"sweep {study} ({ex.cluster})", disable=not progress)]
-    df = pd.DataFrame(results)
+        folder = _submitted(runs_dir)
+        ex, line = make_executor(executor, folder, slurm, cluster)
+        print(f"sweep {study}: {line}", file=sys.stderr, flush=True)
+        paths = [run_path(study, p, runs_dir) for p in runs]
+        st = [run_status(p) for p in paths]
+        todo = [k for k, s in enumerate(st) if not (s == "finished" or (s in RERUN_ONLY_ON_RETRY and not retry_failed))]
+        rows = [{"run_id": p.name, "status": s, "path": str(p), "skipped": True} for p, s in zip(paths, st)]
+        jobs = ex.map_array(run_study, [study] * len(todo), [runs[k] for k in todo], [runs_dir] * len(todo),
+                            [retry_failed] * len(todo)) if todo else []
+        for k, j in zip(todo, jobs):
+            rows[k] = {"run_id": paths[k].name, "status": "submitted", "path": str(paths[k]), "job_id": j.job_id}
+            append_jsonl({"study": study, "run_id": paths[k].name, "job_id": j.job_id, "cluster": ex.cluster,
+                          "time": time.time()}, folder/"jobs.jsonl")
+        if wait:
+            for k, j in zip(todo, tqdm(jobs, desc=f"sweep {study} ({ex.cluster})", disable=not progress)):
+                rows[k] = {**j.result(), "job_id": j.job_id}
+        df = pd.DataFrame(rows)
+        df.attrs["executor"] = {"cluster": ex.cluster, "parameters": dict(ex._executor.parameters)}
     if progress and len(df):
         print(f"sweep {study}: " + ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().items()))
     return df
 
 # %% ../nbs/90_sweep.ipynb #5fc04d6c
-def load_runs(study: str, runs_dir=None) -> pd.DataFrame:
-    """One tidy row per run of `study`: run_id, status, parameters (`p_<name>`), scalar results and timings
-    (`r_<name>`, flattened)."""
-    root = Path(runs_dir or runs_root()) / study
+def load_runs(study: str, runs_dir=None, warn: bool = True) -> pd.DataFrame:
+    """One tidy row per run of `study`: run_id, status, parameters (`p_<name>`; a parameter a run predates has its
+    neutral value, `NEUTRAL_PARAMS`), scalar results and timings (`r_<name>`, flattened). When there is no run, it
+    warns (`warn`) naming the folder it searched: a call from another working directory looks in that one's
+    workspace (`core.workspace`), so pass `runs_dir`."""
+    base = runs_folder(runs_dir)
+    root = base / study
     rows = []
     for d in sorted(root.glob("*")) if root.exists() else []:
         if not d.is_dir() or d.name.startswith("_"): continue
@@ -294,9 +485,30 @@ def load_runs(study: str, runs_dir=None) -> pd.DataFrame:
         for f in ("results.json", "timings.json") if (d/"results.json").exists() else ():
             obj = load_json(d/f) if (d/f).exists() else {}
             if obj: row.update({f"r_{k}": v for k, v in pd.json_normalize(obj, sep=".").iloc[0].to_dict().items()})
-        if st.get("status") in ("failed", "interrupted"): row["error"] = st.get("error")
+        if st.get("status") in BAD_STATUSES: row["error"] = st.get("error")
         rows.append(row)
-    return pd.DataFrame(rows)
+    if not rows and warn:
+        warnings.warn(f"load_runs: no runs of study {study!r} in {root} (runs_dir={runs_dir!r}"
+                      + ("" if runs_dir else f", the workspace's runs folder: {base}") + "); pass runs_dir= the folder "
+                      "the runs were written to", stacklevel=2)
+    df = pd.DataFrame(rows)
+    for k, v in NEUTRAL_PARAMS.get(study, {}).items():             # rows of runs made before the parameter existed
+        if f"p_{k}" in df.columns: df[f"p_{k}"] = [v if x is None or x != x else x for x in df[f"p_{k}"]]
+    return df
+
+def runs_status(study: str, runs_dir=None) -> pd.DataFrame:
+    """The runs of `study` as `grok-nb status` shows them: run id, status, the submitit job id of its last submission
+    (where a sweep submitted it) and the first line of its error."""
+    df = load_runs(study, runs_dir, warn=False)
+    jf = _submitted(runs_dir) / "jobs.jsonl"
+    jobs = {r["run_id"]: r["job_id"] for r in read_jsonl(jf) if r.get("study") == study} if jf.exists() else {}
+    for rid in set(jobs) - set(df.get("run_id", [])):          # submitted, not started: no folder yet
+        df = pd.concat([df, pd.DataFrame([{"run_id": rid, "status": "queued"}])], ignore_index=True)
+    if not len(df): return pd.DataFrame(columns=["run_id", "status", "job_id", "error"])
+    df["job_id"] = [jobs.get(r) for r in df["run_id"]]
+    errs = df["error"] if "error" in df.columns else [None] * len(df)
+    df["error"] = [str(e).splitlines()[0][:100] if isinstance(e, str) else "" for e in errs]
+    return df[["run_id", "status", "job_id", "error"]].sort_values("run_id").reset_index(drop=True)
 
 # %% ../nbs/90_sweep.ipynb #e7157daa
 def run_plan(
@@ -310,6 +522,7 @@ def run_plan(
     """Run `(study, params)` jobs of several studies (in order) through one pool; one row per job with its study and
     status."""
     check(isinstance(workers, int) and workers >= 1, f"run_plan: workers must be an integer >= 1, got {workers!r}")
+    runs_folder(runs_dir)
     defaults, jobs = {}, list(jobs)
     for i, job in enumerate(jobs):
         check(
@@ -346,7 +559,8 @@ def _write_toy_study(folder: Path) -> Path:
 # %% ../nbs/90_sweep.ipynb #78ed6f8b
 def study_params(study: str, namespace: dict, **derived) -> dict:
     """The run's parameters: every name of `study`'s parameters cell (but `run_dir`) with its value in `namespace`,
-    checked (types, `PARAM_RULES`) before the notebook builds any data."""
+    checked (types, `PARAM_RULES`) before the notebook builds any data; as the run's identity (`identity_params`:
+    parameters added later are left out while they have their neutral value)."""
     defaults = study_defaults(study)
     names = [k for k in defaults if k != "run_dir"]
     missing = [k for k in names if k not in namespace]
@@ -355,7 +569,7 @@ def study_params(study: str, namespace: dict, **derived) -> dict:
     check(not clash, f"study {study!r}: derived values {clash} would overwrite parameters of the same name")
     values = {k: namespace[k] for k in names}
     check_params(study, values, defaults, study_rules(study))
-    return {**values, **derived}
+    return identity_params(study, {**values, **derived})
 
 # %% ../nbs/90_sweep.ipynb #5e1deb43
 def open_run(study: str, params: dict, run_dir=None, runs_dir=None) -> RunDir:

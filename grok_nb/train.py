@@ -17,8 +17,8 @@ from .checkpoint import (CHECKPOINT_FORMAT, save_checkpoint, verify_checkpoint, 
     drop_optimizer, _rng_state, _set_rng_state, _unwrap, _fill_model, _tidy_run, _truncate_metrics)
 
 # %% auto #0
-__all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'lm_loss_sum', 'lm_loss', 'train',
-           'launch_info', 'launch_train', 'train_or_launch']
+__all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'lm_loss_sum', 'lm_loss',
+           'TrainingDiverged', 'train', 'launch_info', 'launch_train', 'train_or_launch']
 
 # %% ../nbs/04_train.ipynb #5f25f944
 def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512) -> list[int]:
@@ -30,8 +30,9 @@ def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512
 def checkpoint_schedule(
     steps: int, every: int | None = None, at=None, pythia: bool = False, pythia_every: int | None = None
 ) -> list[int]:
-    """Union of: every `every` steps, the explicit steps `at`, and (optionally) a Pythia-shaped schedule; always
-    includes `steps`."""
+    """Union of: every `every` steps (`every`, `2 * every`, ...: not step 0), the explicit steps `at` (list 0 there
+    to save the initialisation), and (optionally) a Pythia-shaped schedule (which starts at 0); always includes
+    `steps`."""
     check(every is None or (isinstance(every, (int, np.integer)) and not isinstance(every, bool) and every >= 1),
           f"checkpoint_every must be None or an int >= 1, got {every!r}")
     out = {steps}
@@ -124,8 +125,11 @@ def _resume(rd, model, opt, sched, train_params: dict, fingerprint, dev) -> int:
           + ", ".join(f"{k}: checkpoint {old.get(k)!r} vs now {train_params.get(k)!r}" for k in diff))
     check(st.get("stream_fingerprint") == fingerprint, f"{last}: cannot resume, data stream fingerprint "
           f"{st.get('stream_fingerprint')!r} differs from the current source's {fingerprint!r}")
+    aside = sorted(p.name for p in rd.checkpoints_dir.glob("incomplete_step_*"))
     check("optimizer" in st, f"{last}: cannot resume, its optimizer state was dropped (train keeps it only in a "
-          "run's newest checkpoint; this one is newest because a later one was removed)")
+          "run's newest checkpoint; this one is newest because a later one was removed"
+          + (f"; {', '.join(aside)} in {rd.checkpoints_dir} was moved aside for lack of a manifest.json: if it is "
+             "complete, restore its manifest and rename it back to resume from it" if aside else "") + ")")
     _fill_model(last, model, dev)                                     # load_state verified every file
     opt.load_state_dict(st["optimizer"])
     sched.load_state_dict(st["scheduler"])
@@ -185,6 +189,19 @@ def _reads_rows(source) -> bool:
     except (TypeError, ValueError): return False
 
 # %% ../nbs/04_train.ipynb #d2cf4e6a
+class TrainingDiverged(GrokError):
+    """The loss (or the gradient norm) went non-finite: training stopped at `step`, before the update. A study run that
+    raises it is recorded with status `diverged` (`grok_nb.status`)."""
+    def __init__(self, msg: str, step: int | None = None):
+        super().__init__(msg)
+        self.step = step
+
+def _check_finite(loss: float, gnorm: float, step: int, lr):
+    "Raise `TrainingDiverged` naming the step when the loss or the gradient norm is NaN or infinite."
+    if math.isfinite(loss) and math.isfinite(gnorm): return
+    raise TrainingDiverged(f"train: the run diverged at step {step}: loss {loss}, gradient norm {gnorm} (not finite); "
+                           f"nothing was updated at that step. Lower lr (now {lr}) or warm up longer", step=step)
+
 def _is_int(v) -> bool: return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 def _check_train_args(steps, grad_accum, checkpoint_every, eval_every, log_every, lr):
@@ -236,7 +253,9 @@ def train(
     Every batch tensor is split by rows over DDP ranks and micro-batches, except those named in `source.shared_keys`.
 
     - `run_dir`: a `RunDir`/path; metrics go to `metrics.jsonl`, checkpoints to `checkpoints/step_XXXXXX/` at the
-      steps of `checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)` (step 0 = the initialisation).
+      steps of `checkpoint_schedule(steps, checkpoint_every, checkpoint_steps)`: every `checkpoint_every` steps
+      (from `checkpoint_every` on), the steps listed in `checkpoint_steps` (0 there saves the initialisation, before
+      any update), and the last step.
       With `resume`, training continues from the last complete checkpoint (bit-identical on CPU), after removing a
       killed run's debris and the metrics it logged past that checkpoint (`checkpoint._tidy_run`, `_truncate_metrics`).
     - `extra_loss(model, batch, outputs) -> tensor | (tensor, dict)`: added to the LM loss (outputs carry hidden
@@ -245,6 +264,10 @@ def train(
     - `stop_fn(record) -> bool`: early stop after a logged step (e.g. a target loss reached).
     - `keep_optimizer`: `'last'` drops the optimizer state of every checkpoint but the newest after each save (the one
       a resume reads; two thirds of an AdamW checkpoint), `'all'` keeps it everywhere.
+    - A loss or gradient norm that goes NaN or infinite stops the run with `TrainingDiverged` naming the step (a
+      `{"event": "diverged"}` record is logged; no update and no checkpoint are made at that step).
+    - `compile`: `torch.compile` the forward pass (backend `$GROK_NB_COMPILE_BACKEND`, default inductor).
+    - `progress`: a `tqdm.auto` bar (a widget in Jupyter) left on screen with the last loss.
     Under `torchrun` (WORLD_SIZE > 1) it runs DDP: gloo on CPU, nccl on CUDA; each rank takes its rows of the batch.
     """
     _check_train_args(steps=steps, grad_accum=grad_accum, checkpoint_every=checkpoint_every, eval_every=eval_every,
@@ -271,7 +294,8 @@ def train(
     if rd is not None and is_main:                                      # records logged after the last checkpoint
         redo0 = start == 0 and 0 in ckpts and eval_fn is not None and 0 not in rd.checkpoint_steps()
         _truncate_metrics(rd, start, drop_eval_at=0 if redo0 else None)
-    fwd_model = torch.compile(model) if compile else model
+    backend = os.environ.get("GROK_NB_COMPILE_BACKEND") or "inductor"
+    fwd_model = torch.compile(model, backend=backend) if compile else model
     reads_rows = world > 1 and _reads_rows(source)
     if world > 1:
         import torch.distributed as dist
@@ -296,7 +320,7 @@ def train(
     if start == 0 and 0 in ckpts and not (rd is not None and 0 in rd.checkpoint_steps()): checkpoint(0)
     model.train()
     bar = tqdm(range(start, steps), initial=start, total=steps, disable=not (progress and is_main), desc="train",
-               leave=False)
+               leave=True)
     for step in bar:
         if reads_rows:                                                  # this rank reads only its rows of the batch
             B = int(source.batch_size)
@@ -323,6 +347,12 @@ def train(
             for k, v in logs.items(): extra_logs[k] = extra_logs.get(k, 0.0) + v
         loss_total, extra_logs = _reduce_logs(loss_total, extra_logs, world, dev)
         gnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip if grad_clip else float("inf"))
+        if not (math.isfinite(loss_total) and math.isfinite(float(gnorm))):   # every rank sees the reduced loss
+            if rd is not None and is_main:
+                append_jsonl({"step": step + 1, "event": "diverged", "loss": loss_total, "grad_norm": float(gnorm)},
+                             rd.metrics_file)
+            bar.close()
+            _check_finite(loss_total, float(gnorm), step + 1, lr)
         opt.step()
         sched.step()
         opt.zero_grad(set_to_none=True)
@@ -350,11 +380,14 @@ def train(
         if stop:
             if rd is not None and done not in ckpts and ckpts: checkpoint(done)
             break
+    last = [r["loss"] for r in history if "loss" in r]
+    if last: bar.set_postfix(loss=f"{last[-1]:.3f}")                   # the bar stays on screen with the final loss
     bar.close()
     return {"model": model, "history": history, "run_dir": rd, "steps": steps}
 
 # %% ../nbs/04_train.ipynb #50a9e467
-import sys, pickle, signal, subprocess, inspect, importlib.machinery
+import sys, re, pickle, signal, hashlib, subprocess, inspect, importlib.machinery
+from collections import OrderedDict
 
 def _check_nproc(nproc, who: str):
     check(isinstance(nproc, (int, np.integer)) and not isinstance(nproc, bool) and nproc >= 1,
@@ -366,12 +399,27 @@ def _launch_device_type(device, who: str) -> str:
     check(kind in ("cpu", "cuda"), f"{who}: DDP runs on cpu (gloo) or cuda (nccl), got device={device!r}")
     return kind
 
-def launch_info(nproc: int, device: str = "auto") -> dict:
-    "How a training with `nproc` processes is launched; study notebooks store this with their run parameters."
+def _check_rdzv(nnodes, node_rank, rdzv_endpoint, who: str):
+    "Refuse bad multi-node arguments, naming the argument, its value and what is allowed."
+    check(_is_int(nnodes) and nnodes >= 1, f"{who}: nnodes must be an int >= 1, got {nnodes!r}")
+    check(_is_int(node_rank) and 0 <= node_rank < nnodes,
+          f"{who}: node_rank must be an int in [0, nnodes - 1] = [0, {nnodes - 1}], got {node_rank!r}")
+    if rdzv_endpoint is not None:
+        host, _, port = str(rdzv_endpoint).rpartition(":") if isinstance(rdzv_endpoint, str) else ("", "", "")
+        check(bool(host.strip("[]")) and port.isdigit() and 1 <= int(port) <= 65535,
+              f"{who}: rdzv_endpoint must be 'host:port' (a port in 1..65535), got {rdzv_endpoint!r}")
+    check(nnodes == 1 or rdzv_endpoint is not None, f"{who}: nnodes={nnodes} needs rdzv_endpoint='host:port', an "
+          "address of the first node that every node reaches (torchrun --rdzv-backend c10d)")
+
+def launch_info(nproc: int, device: str = "auto", nnodes: int = 1, rdzv_endpoint: str | None = None) -> dict:
+    """How a training with `nproc` processes (per node, on `nnodes` nodes) is launched; study notebooks store this with
+    their run parameters (single-node launches are described as before multi-node ones existed)."""
     _check_nproc(nproc, "launch_info")
-    if nproc == 1: return {"launcher": "in-process"}
+    _check_rdzv(nnodes, 0, rdzv_endpoint, "launch_info")
+    if nproc == 1 and nnodes == 1 and rdzv_endpoint is None: return {"launcher": "in-process"}
     kind = _launch_device_type(device, "launch_info")
-    return {"launcher": "torchrun", "nproc_per_node": int(nproc), "backend": "nccl" if kind == "cuda" else "gloo"}
+    return {"launcher": "torchrun", "nproc_per_node": int(nproc), "backend": "nccl" if kind == "cuda" else "gloo",
+            **({"nnodes": int(nnodes)} if nnodes > 1 else {}), **({"rdzv_backend": "c10d"} if rdzv_endpoint else {})}
 
 # %% ../nbs/04_train.ipynb #1c8c4134
 def _importable(name: str) -> bool:
@@ -413,18 +461,74 @@ def _kill_group(proc, grace: float = 10.0):
         except subprocess.TimeoutExpired:
             pass
 
+@contextlib.contextmanager
+def _without_capture_hooks(model):
+    """The model without the output-capturing forward hooks transformers installs at its first forward pass that asks
+    for hidden states (an evaluation before training, say): they close over a `ContextVar`, which cannot be pickled.
+    The children install them again when they need them; here they are put back, in their order, after the block."""
+    saved = []
+    for m in model.modules():
+        hooks = OrderedDict(m._forward_hooks)
+        drop = [k for k, h in hooks.items() if getattr(h, "__qualname__", "").endswith("output_capturing_hook")]
+        flag = m.__dict__.pop("_output_capturing_hooks_installed", None)     # so that the children install them
+        if not drop and flag is None: continue
+        for k in drop: del m._forward_hooks[k]
+        saved.append((m, hooks, flag))
+    try: yield model
+    finally:
+        for m, hooks, flag in saved:
+            m._forward_hooks.clear()
+            m._forward_hooks.update(hooks)
+            if flag is not None: m._output_capturing_hooks_installed = flag
+
+def _register_outputs(model):
+    """Tell transformers which outputs (hidden states, attentions) `model`'s classes can capture: it records that when
+    a model is built (`PreTrainedModel.__init__`), and a model unpickled in a fresh process was never built there, so
+    its forward passes would return `hidden_states=None` (an extra loss or an evaluation that reads them fails)."""
+    try:
+        from transformers import PreTrainedModel
+        from transformers.utils.output_capturing import _CAN_RECORD_REGISTRY
+    except ImportError: return model
+    for m in model.modules():
+        if isinstance(m, PreTrainedModel): _CAN_RECORD_REGISTRY[m] = m._can_record_outputs
+    return model
+
+def _picklable(obj, cloudpickle) -> bool:
+    try:
+        cloudpickle.dumps(obj)
+        return True
+    except Exception: return False
+
 def _tail(path: Path, n: int = 30) -> str:
     if not path.exists(): return "(no log)"
     return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
 
+def _launch_error(folder: Path, nproc: int, why: str, spec_file: Path, log_file: Path) -> GrokError:
+    """The error of a failed launch: `TrainingDiverged` when a rank diverged (so that a study run is recorded as
+    diverged), else a `GrokError` naming the spec and log files, with each failing rank's traceback (ranks with the
+    same one grouped) and the end of the log."""
+    errs = {}                                                           # traceback tail -> ranks that raised it
+    for f in sorted(folder.glob("error_rank*.txt"), key=lambda f: int(f.stem[10:])):
+        errs.setdefault("\n".join(f.read_text(errors="replace").splitlines()[-12:]), []).append(f.stem[10:])
+    div = next((m for t in errs for m in [re.search(r"TrainingDiverged: (.*at step (\d+).*)", t)] if m), None)
+    if div: return TrainingDiverged(f"{div.group(1)} (under torchrun; log {log_file})", step=int(div.group(2)))
+    errs = "\n".join(f"--- error of rank {', '.join(r)}:\n{t}" for t, r in errs.items())
+    return GrokError(f"launch_train: torchrun with {nproc} processes failed ({why}); spec {spec_file}, log {log_file}\n"
+                     f"{errs}\n--- last 30 lines of {log_file}:\n{_tail(log_file)}")
+
 def launch_train(
-    model, source, steps: int, *, nproc: int, run_dir=None, timeout: float | None = None, **train_kwargs
+    model, source, steps: int, *, nproc: int, run_dir=None, timeout: float | None = None, nnodes: int = 1,
+    node_rank: int = 0, rdzv_endpoint: str | None = None, rdzv_id: str | None = None, **train_kwargs
 ) -> dict:
     """`train(model, source, steps, run_dir=run_dir, **train_kwargs)` in `nproc` DDP processes started by torchrun.
     Returns `train`'s dict (`model` holds the trained weights, in this process and on its device; `history` is rank 0's,
     equal to one process's) plus `launch`: `launch_info(...)`, the wall time and the log file (kept only under
-    `run_dir`)."""
+    `run_dir`). One node: `torchrun --standalone`. Several (`nnodes`; or one through a rendezvous): every node calls
+    `launch_train` with the same arguments but its own `node_rank`, and torchrun meets the others at `rdzv_endpoint`
+    (`--rdzv-backend c10d`, rendezvous `rdzv_id`: by default derived from `run_dir`, `steps` and `nnodes`, so the
+    nodes agree); each node keeps its files in `_launch/node<rank>/` and gets the trained weights back."""
     _check_nproc(nproc, "launch_train")
+    _check_rdzv(nnodes, node_rank, rdzv_endpoint, "launch_train")
     check(isinstance(steps, int) and steps >= 0, f"launch_train: steps must be an int >= 0, got {steps!r}")
     bad = sorted(set(train_kwargs) - _TRAIN_KW)
     check(not bad, f"launch_train: unknown train arguments {bad}; train takes {sorted(_TRAIN_KW)}")
@@ -437,6 +541,7 @@ def launch_train(
     except ImportError: raise GrokError("launch_train needs cloudpickle (pip install cloudpickle)") from None
     rd = None if run_dir is None else (run_dir if isinstance(run_dir, RunDir) else RunDir(run_dir))
     folder = rd.path/"_launch" if rd is not None else Path(tempfile.mkdtemp(prefix="grok_nb_launch_"))
+    if nnodes > 1 and rd is not None: folder = folder/f"node{node_rank}"       # a run folder shared by the nodes
     folder.mkdir(parents=True, exist_ok=True)
     spec_file, log_file, result_file = folder/"spec.pkl", folder/"train.log", folder/"result.pt"
     for f in [result_file, *folder.glob("error_rank*.txt")]: f.unlink(missing_ok=True)   # never read a stale result
@@ -449,7 +554,13 @@ def launch_train(
     try:
         if home is not None: model.to("cpu")                          # every rank unpickles its copy on the CPU
         for m in mods: cloudpickle.register_pickle_by_value(sys.modules[m])
-        with atomic_write(spec_file, "wb") as fh: cloudpickle.dump(spec, fh)
+        try:
+            with _without_capture_hooks(model), atomic_write(spec_file, "wb") as fh: cloudpickle.dump(spec, fh)
+        except Exception as e:                                         # name the piece that cannot travel
+            parts = {"model": model, "source": source, **{f"argument {k!r}": v for k, v in train_kwargs.items()}}
+            bad = [k for k, v in parts.items() if not _picklable(v, cloudpickle)]
+            raise GrokError(f"launch_train: cannot send {', '.join(bad) or 'the call'} to the torchrun processes "
+                            f"({type(e).__name__}: {e})") from e
     finally:
         for m in mods: cloudpickle.unregister_pickle_by_value(sys.modules[m])
         if home is not None: model.to(home)
@@ -460,8 +571,14 @@ def launch_train(
             [os.path.abspath(p or ".") for p in sys.path] + [os.environ.get("PYTHONPATH", "")]
         ).rstrip(os.pathsep),
     }
-    env.setdefault("MASTER_ADDR", "127.0.0.1")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(int(nproc)),
+    if rdzv_endpoint is None:
+        env.setdefault("MASTER_ADDR", "127.0.0.1")
+        rdzv = ["--standalone"]
+    else:
+        rid = rdzv_id or hashlib.sha256(f"{rd.path.resolve() if rd else ''}|{steps}|{nnodes}".encode()).hexdigest()[:16]
+        rdzv = ["--nnodes", str(int(nnodes)), "--node-rank", str(int(node_rank)), "--rdzv-backend", "c10d",
+                "--rdzv-endpoint", rdzv_endpoint, "--rdzv-id", rid]
+    cmd = [sys.executable, "-m", "torch.distributed.run", *rdzv, "--nproc_per_node", str(int(nproc)),
            "-m", "grok_nb.train", str(spec_file.resolve())]
     t0 = time.time()
     with open(log_file, "wb") as log:
@@ -476,19 +593,12 @@ def launch_train(
             _kill_group(proc)
             raise
     if rc != 0 or not result_file.exists():
-        errs = {}                                                       # traceback tail -> ranks that raised it
-        for f in sorted(folder.glob("error_rank*.txt"), key=lambda f: int(f.stem[10:])):
-            errs.setdefault("\n".join(f.read_text(errors="replace").splitlines()[-12:]), []).append(f.stem[10:])
-        errs = "\n".join(f"--- error of rank {', '.join(r)}:\n{t}" for t, r in errs.items())
-        why = f"killed after the {timeout} s timeout" if rc is None else f"exit code {rc}"
-        raise GrokError(
-            f"launch_train: torchrun with {nproc} processes failed ({why}); spec {spec_file}, log {log_file}\n"
-            f"{errs}\n--- last 30 lines of {log_file}:\n{_tail(log_file)}"
-        )
+        raise _launch_error(folder, nproc, f"killed after the {timeout} s timeout" if rc is None else f"exit code {rc}",
+                            spec_file, log_file)
     res = torch.load(result_file, map_location="cpu", weights_only=False)
     _unwrap(model).load_state_dict(res["state"])
     info = {
-        **launch_info(nproc, device),
+        **launch_info(nproc, device, nnodes, rdzv_endpoint),
         "wall_s": round(time.time() - t0, 2),
         "log": str(log_file) if rd is not None else None,
     }
@@ -499,20 +609,26 @@ def launch_train(
     return {"model": model, "history": res["history"], "run_dir": rd, "steps": steps, "launch": info}
 
 # %% ../nbs/04_train.ipynb #c1c31369
-def train_or_launch(model, source, steps: int, *, nproc: int = 1, **kw) -> dict:
-    "`train` in this process when `nproc == 1`, else `launch_train` with `nproc` torchrun processes; both add `launch`."
+def train_or_launch(model, source, steps: int, *, nproc: int = 1, nnodes: int = 1, node_rank: int = 0,
+                    rdzv_endpoint: str | None = None, **kw) -> dict:
+    """`train` in this process when `nproc == 1` on one node, else `launch_train` with `nproc` torchrun processes (per
+    node, on `nnodes` nodes meeting at `rdzv_endpoint`); both add `launch`."""
     _check_nproc(nproc, "train_or_launch")
-    if nproc == 1: return {**train(model, source, steps, **kw), "launch": launch_info(1)}
-    return launch_train(model, source, steps, nproc=nproc, **kw)
+    _check_rdzv(nnodes, node_rank, rdzv_endpoint, "train_or_launch")
+    if nproc == 1 and nnodes == 1 and rdzv_endpoint is None:
+        return {**train(model, source, steps, **kw), "launch": launch_info(1)}
+    return launch_train(model, source, steps, nproc=nproc, nnodes=nnodes, node_rank=node_rank,
+                        rdzv_endpoint=rdzv_endpoint, **kw)
 
 # %% ../nbs/04_train.ipynb #4aca04c3
 def _launch_main(spec_file: str) -> None:
     "Entry point of each torchrun child: run the `train` call described by `spec_file` (written by `launch_train`)."
     with open(spec_file, "rb") as fh: spec = pickle.load(fh)
-    world, rank, _ = _ddp_info()
+    _register_outputs(spec["model"])
+    world, rank, local_rank = _ddp_info()
     try:
         res = train(spec["model"], spec["source"], spec["steps"], **spec["kwargs"])
-        if rank == 0:
+        if local_rank == 0:                                               # each node's first process answers its node
             state = {k: v.detach().cpu() for k, v in _unwrap(res["model"]).state_dict().items()}
             with atomic_path(spec["result"]) as p:
                 torch.save({"state": state, "history": res["history"], "steps": res["steps"], "world_size": world}, p)

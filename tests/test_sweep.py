@@ -1,5 +1,7 @@
-"""Sweep reliability: submitit's local executor, an interrupted sweep resumed without duplicates, two sweeps on one
-folder never running the same run twice."""
+"""Sweep reliability: submitit's local and debug executors with the options given, SLURM options reaching sbatch (a
+stand-in sbatch), `--executor slurm` refused without SLURM, `--no-wait` and `grok-nb status`, an interrupted sweep
+resumed without duplicates, two sweeps on one folder never running the same run twice, and the run ids of parameter
+sets that existed before the execution parameters."""
 import os, sys, time, json, signal, subprocess
 from pathlib import Path
 import nbformat, pytest
@@ -23,9 +25,12 @@ def toy(tmp_path, monkeypatch):
 def executions(root): return sorted(int(l) for l in (root / "runs" / "executions.log").read_text().split())
 
 def test_submitit_local_executor(toy):
+    "submitit's LocalExecutor (subprocesses): the runs finish, and its parameters are the ones given."
     from grok_nb.sweep import sweep, grid, load_runs
-    df = sweep("toy", grid(x=[1, 2]), executor="submitit", cluster="local", runs_dir=toy / "runs", progress=False)
+    df = sweep("toy", grid(x=[1, 2]), executor="submitit", cluster="local", runs_dir=toy / "runs", progress=False,
+               slurm={"timeout_min": 7, "cpus_per_task": 1, "partition": "gpu"})
     assert list(df.status) == ["finished", "finished"]
+    assert df.attrs["executor"] == {"cluster": "local", "parameters": {"timeout_min": 7, "cpus_per_task": 1}}
     assert sorted(load_runs("toy", toy / "runs")["r_y"]) == [1, 4]
 
 def test_interrupted_sweep_resumes_without_duplicates(toy):
@@ -57,3 +62,85 @@ def test_two_sweeps_on_one_folder_share_the_work(toy):
     df = sweep("toy", grid(x=[1, 2, 3, 4], sleep=1.0), runs_dir=toy / "runs", progress=False)
     assert df.skipped.all()
     assert executions(toy) == [1, 2, 3, 4]            # no run executed twice
+
+
+def test_submitit_debug_executor_gets_the_options(toy):
+    "submitit's DebugExecutor (in this process): the parameters it was given are the user's, and the runs finish."
+    from grok_nb.sweep import sweep, grid
+    df = sweep("toy", grid(x=[3, 4]), executor="submitit", cluster="debug", runs_dir=toy / "runs", progress=False,
+               slurm={"timeout_min": 5, "mem": "2G", "cpus_per_task": 2})
+    assert list(df.status) == ["finished", "finished"] and df.job_id.notna().all(), df
+    assert df.attrs["executor"] == {"cluster": "debug", "parameters": {"timeout_min": 5, "mem_gb": 2.0,
+                                                                        "cpus_per_task": 2}}
+
+
+def test_run_ids_of_existing_parameter_sets_are_unchanged():
+    """Adding grad_accum / compile (and nproc to study C, hard_forms to study A) leaves the id of every earlier
+    parameter set as it was (these ids were computed on main at 7b0808f, before the parameters existed); a non-neutral
+    value makes a new run."""
+    from grok_nb.sweep import resolve_params, run_path
+    from grok_nb.jobs import PROFILES
+    pinned = [(PROFILES["c-long"][0]()[0], "b522a99ecc89"), (PROFILES["a"][0]()[0], "05bc6d543b26"),
+              (PROFILES["b"][0]()[0], "f9672dbb338d"), (("sparse_attention", {}), "c22735f05b64"),
+              (("emergence", {}), "3dea5fe76420"), (("grokking", {}), "a003f45bceb2"), (("compartments", {}), "a21e82b51206")]
+    for (study, p), rid in pinned:
+        full = resolve_params(study, p)
+        assert {"grad_accum", "compile", "nproc"} <= set(full), sorted(full)
+        assert run_path(study, full).name == rid, (study, p)
+        assert run_path(study, {**full, "grad_accum": 1, "compile": False}).name == rid
+        assert run_path(study, {**full, "compile": True}).name != rid
+    g = resolve_params("grokking", {})
+    assert run_path("grokking", {**g, "hard_forms": True}).name != run_path("grokking", g).name
+    c = resolve_params("compartments", {})
+    assert len({run_path("compartments", {**c, **d}).name for d in ({}, {"nproc": 2}, {"grad_accum": 2})}) == 3
+
+
+FAKE_SBATCH = '''#!/bin/sh
+n=$(ls "$FAKE_SLURM_RECORD" | wc -l)
+cp "$1" "$FAKE_SLURM_RECORD/job$n.sh"
+echo "Submitted batch job $((4242 + n))"
+'''
+
+def test_slurm_options_reach_sbatch_and_no_wait_returns_job_ids(toy, monkeypatch, capsys):
+    """A stand-in SLURM (sbatch / srun scripts on PATH; sbatch keeps the script it is given): `--executor auto` says it
+    chose slurm, the options on the command line are the #SBATCH lines of the job array, `--no-wait` prints the job
+    ids and returns, and `grok-nb status` lists the runs with them."""
+    from grok_nb.jobs import main
+    bindir, rec = toy / "bin", toy / "sbatch_scripts"
+    bindir.mkdir(), rec.mkdir()
+    (bindir / "sbatch").write_text(FAKE_SBATCH)
+    (bindir / "srun").write_text("#!/bin/sh\nexit 0\n")
+    for f in bindir.iterdir(): f.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_SLURM_RECORD", str(rec))
+    rc = main(["sweep", "toy", "-p", "x=1,2,3", "--executor", "auto", "--partition", "gpu", "--account", "lab",
+               "--qos", "high", "--cpus-per-task", "8", "--mem", "64G", "--time", "90", "--gpus", "2",
+               "--array-parallelism", "2", "--no-wait", "--runs-dir", str(toy / "runs")])
+    out, err = capsys.readouterr()
+    assert rc == 0, (out, err)
+    assert f"executor auto -> slurm (sbatch at {bindir / 'sbatch'})" in err, err
+    assert [l.split()[1:] for l in out.splitlines() if "4242_" in l] == [["submitted", f"4242_{k}"] for k in range(3)], out
+    script = (rec / "job0.sh").read_text()
+    for line in ("--partition=gpu", "--account=lab", "--qos=high", "--cpus-per-task=8", "--mem=64GB", "--time=90",
+                 "--gpus-per-node=2", "--array=0-2%2"):
+        assert f"#SBATCH {line}\n" in script, (line, script)
+    assert main(["status", "toy", "--runs-dir", str(toy / "runs")]) == 0
+    out = capsys.readouterr().out
+    assert sorted(l.split()[1:3] for l in out.strip().splitlines()[1:-1]) == [["queued", f"4242_{k}"] for k in range(3)]
+    assert out.strip().splitlines()[-1] == f"toy: 3 runs in {toy / 'runs' / 'toy'}: queued 3", out
+
+
+def test_slurm_refused_without_slurm_and_auto_says_local(toy, monkeypatch, capsys):
+    "No sbatch on PATH: `--executor slurm` is refused in one line (nothing submitted, nothing run); `auto` runs here."
+    from grok_nb.jobs import main
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable))
+    assert main(["sweep", "toy", "-p", "x=1", "--executor", "slurm", "--partition", "gpu",
+                 "--runs-dir", str(toy / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("grok-nb: error: sweep: executor 'slurm': SLURM is not available") and err.count("\n") == 1
+    assert not (toy / "runs" / "toy").exists()
+    assert main(["sweep", "toy", "-p", "x=5", "--executor", "auto", "--partition", "gpu",
+                 "--runs-dir", str(toy / "runs")]) == 0
+    out, err = capsys.readouterr()
+    assert "executor auto -> local (no SLURM here: 1 local worker(s); the slurm options are not used)" in err, err
+    assert "finished" in out, out
