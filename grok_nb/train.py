@@ -379,7 +379,8 @@ def train(
             stop = bool(flag.item())
         if stop:
             if rd is not None and done not in ckpts and ckpts: checkpoint(done)
-            break
+            bar.total = bar.n = done                       # an early stop is a finish: Jupyter's bar draws an
+            break                                          # unfinished one in red, as if it had failed
     last = [r["loss"] for r in history if "loss" in r]
     if last: bar.set_postfix(loss=f"{last[-1]:.3f}")                   # the bar stays on screen with the final loss
     bar.close()
