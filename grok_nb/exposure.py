@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 import ahocorasick
 from .core import GrokError, check
+from .lexicon import DEMONSTRATIVES
 
 # %% auto #0
-__all__ = ['DEMONSTRATIVES', 'NUMBER_DETERMINERS', 'PRENOMINAL', 'PREPOSITIONS', 'RELATIVIZERS', 'AUXILIARIES',
-           'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PREVERBAL_ADVERBS', 'PHENOMENA',
+__all__ = ['DEMONSTRATIVE_WORDS', 'NUMBER_DETERMINERS', 'PRENOMINAL', 'PREPOSITIONS', 'RELATIVIZERS', 'AUXILIARIES',
+           'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PREVERBAL_ADVERBS', 'PHENOMENON_RULES',
            'PHRASE_COLUMNS', 'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase', 'critical_phrase',
            'critical_phrases', 'phrase_coverage', 'exposure_table', 'sightings_before', 'stream_texts',
            'exposure_from_stream', 'proxy_split']
@@ -49,10 +50,11 @@ def _diff(good_words: list[str], bad_words: list[str]):
     return ops, sorted(crit)
 
 # %% ../nbs/10_exposure.ipynb #23f3369c
-DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
-NUMBER_DETERMINERS = DEMONSTRATIVES | {"a", "an", "every", "each", "many", "several", "few", "both", "one", "another"}
-PRENOMINAL = DEMONSTRATIVES | {"the", "a", "an", "some", "many", "most", "all", "every", "each", "few", "several", "no",
-                               "any", "both", "my", "your", "his", "her", "its", "our", "their", "of"}
+DEMONSTRATIVE_WORDS = frozenset(DEMONSTRATIVES["sg"] + DEMONSTRATIVES["pl"])   # this that these those
+NUMBER_DETERMINERS = DEMONSTRATIVE_WORDS | {"a", "an", "every", "each", "many", "several", "few", "both", "one",
+                                           "another"}
+PRENOMINAL = DEMONSTRATIVE_WORDS | {"the", "a", "an", "some", "many", "most", "all", "every", "each", "few", "several",
+                                    "no", "any", "both", "my", "your", "his", "her", "its", "our", "their", "of"}
 PREPOSITIONS = frozenset({"of", "about", "by", "from", "to", "with", "for", "in", "on", "at", "near", "behind", "like",
     "upon", "into", "over", "under", "around", "through", "toward", "towards", "without", "before", "after", "beside",
     "besides", "above", "below", "across", "among", "between", "inside", "outside", "along", "against", "onto",
@@ -155,7 +157,7 @@ def _rule_participle(w, crit, uid, hints):
     return None
 
 # (phenomenon, test on the UID, rule): the first match wins. These five are the study phenomena.
-PHENOMENA = (
+PHENOMENON_RULES = (
     ("determiner_noun_agreement", lambda u: u.startswith("determiner_noun_agreement"), _rule_det_noun),
     (
         "subject_verb_agreement",
@@ -170,11 +172,12 @@ _EXTRA_RULES = ((lambda u: u.startswith("anaphor_gender_agreement"), _rule_anaph
 
 def phenomenon_of(uid: str | None) -> str | None:
     "The study phenomenon a BLiMP UID belongs to, or None."
-    return next((name for name, test, _ in PHENOMENA if uid and test(uid)), None)
+    return next((name for name, test, _ in PHENOMENON_RULES if uid and test(uid)), None)
 
 def _rule_for(uid):
     if not uid: return None
-    return next((r for _, t, r in PHENOMENA if t(uid)), None) or next((r for t, r in _EXTRA_RULES if t(uid)), None)
+    return (next((r for _, t, r in PHENOMENON_RULES if t(uid)), None)
+            or next((r for t, r in _EXTRA_RULES if t(uid)), None))
 
 # %% ../nbs/10_exposure.ipynb #02ad8d6c
 class NoContrast(GrokError):

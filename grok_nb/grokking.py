@@ -15,8 +15,9 @@ from .exposure import critical_phrase
 
 # %% auto #0
 __all__ = ['smooth_curve', 'threshold_step', 'delay', 'split_curves', 'delta_interval', 'matched_random_null', 'fit_logistic',
-           'logistic_midpoint_delay', 'gap_bootstrap', 'split_results', 'run_headline', 'delay_table', 'delay_label',
-           'effective_rank', 'concept_auroc', 'concept_vectors', 'critical_context_attention', 'rank_heads']
+           'logistic_midpoint_delay', 'gap_bootstrap', 'split_results', 'grokking_headline', 'delay_table',
+           'delay_label', 'effective_rank', 'concept_auroc', 'concept_vectors', 'critical_context_attention',
+           'rank_heads']
 
 # %% ../nbs/11_grokking.ipynb #13f6078e
 def _steps_curve(steps, values, name="accuracy"):
@@ -332,7 +333,7 @@ def split_results(correct, margin, exposed, steps, threshold: float = 0.8, n_nul
             "acc_exposed": acc_e.tolist(), "acc_unexposed": acc_u.tolist()}
 
 # %% ../nbs/11_grokking.ipynb #4de9794a
-def run_headline(phenomena: dict, final_accuracy: float) -> dict:
+def grokking_headline(phenomena: dict, final_accuracy: float) -> dict:
     """The run's summary: final accuracy over all pairs, how many phenomena had the exposed split first (Δt > 0) out
     of those with a measured Δt, the median Δt, and the smallest null p-value."""
     deltas = {u: r["delay"]["delta_t"] for u, r in phenomena.items() if "delay" in r}
