@@ -9,12 +9,12 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import torch
-from .core import GrokError, check, evaluating, right_pad
+from .core import GrokError, check, evaluating, right_pad, moving_average
 from .scoring import pooled_states
 from .exposure import critical_phrase
 
 # %% auto #0
-__all__ = ['smooth_curve', 'threshold_step', 'delay', 'split_curves', 'delta_interval', 'matched_random_null', 'fit_logistic',
+__all__ = ['threshold_step', 'delay', 'split_curves', 'delta_interval', 'matched_random_null', 'fit_logistic',
            'logistic_midpoint_delay', 'gap_bootstrap', 'split_results', 'grokking_headline', 'delay_table',
            'delay_label', 'effective_rank', 'concept_auroc', 'concept_vectors', 'critical_context_attention',
            'rank_heads']
@@ -38,17 +38,6 @@ def _check_threshold(threshold):
         f"threshold must be in (0, 1], got {threshold!r}",
     )
 
-def smooth_curve(values, window: int = 3) -> np.ndarray:
-    """Centered moving average over `window` checkpoints (odd) along the last axis; at the ends the window shrinks to
-    the checkpoints there are."""
-    check(isinstance(window, (int, np.integer)) and window >= 1 and window % 2 == 1,
-          f"smooth_curve: window must be an odd int >= 1, got {window!r}")
-    v = np.asarray(values, dtype=float)
-    C, h = v.shape[-1], int(window) // 2
-    cs = np.concatenate([np.zeros(v.shape[:-1] + (1,)), np.cumsum(v, axis=-1)], axis=-1)
-    lo, hi = np.clip(np.arange(C) - h, 0, C), np.clip(np.arange(C) + h + 1, 0, C)
-    return (cs[..., hi] - cs[..., lo]) / (hi - lo)
-
 def _check_crossing(crossing):
     check(crossing in ("first", "sustained"), f"crossing must be 'first' or 'sustained', got {crossing!r}")
 
@@ -59,7 +48,7 @@ def threshold_step(steps, accuracy, threshold: float = 0.8, crossing: str = "fir
     _check_crossing(crossing)
     steps, acc = _steps_curve(steps, accuracy, "threshold_step")
     if crossing == "first": ok = acc >= threshold
-    else: ok = np.logical_and.accumulate((smooth_curve(acc, smooth) >= threshold)[::-1])[::-1]
+    else: ok = np.logical_and.accumulate((moving_average(acc, smooth) >= threshold)[::-1])[::-1]
     idx = np.flatnonzero(ok)
     return steps[idx[0]].item() if len(idx) else None
 
@@ -109,7 +98,7 @@ def _crossing_steps(acc: np.ndarray, steps: np.ndarray, threshold: float, crossi
     "acc [k, C] -> the first (or sustained) crossing step per row (NaN where none), and the mask of rows that cross."
     ge = acc >= threshold
     if crossing == "sustained":
-        ge = np.logical_and.accumulate((smooth_curve(acc, smooth) >= threshold)[:, ::-1], 1)[:, ::-1]
+        ge = np.logical_and.accumulate((moving_average(acc, smooth) >= threshold)[:, ::-1], 1)[:, ::-1]
     hit = ge.any(axis=1)
     return np.where(hit, steps[ge.argmax(axis=1)].astype(float), np.nan), hit
 
