@@ -14,7 +14,7 @@ from .scoring import pooled_states
 from .exposure import critical_phrase
 
 # %% auto #0
-__all__ = ['threshold_step', 'delay', 'split_curves', 'delta_interval', 'matched_random_null', 'fit_logistic',
+__all__ = ['threshold_step', 'crossing_delay', 'split_curves', 'delta_interval', 'matched_random_null', 'fit_logistic',
            'logistic_midpoint_delay', 'gap_bootstrap', 'split_results', 'grokking_headline', 'delay_table',
            'delay_label', 'effective_rank', 'concept_auroc', 'concept_vectors', 'critical_context_attention',
            'rank_heads']
@@ -53,7 +53,8 @@ def threshold_step(steps, accuracy, threshold: float = 0.8, crossing: str = "fir
     return steps[idx[0]].item() if len(idx) else None
 
 # %% ../nbs/11_grokking.ipynb #d32d5c5e
-def delay(steps, acc_exposed, acc_unexposed, threshold: float = 0.8, crossing: str = "first", smooth: int = 3) -> dict:
+def crossing_delay(steps, acc_exposed, acc_unexposed, threshold: float = 0.8, crossing: str = "first",
+                   smooth: int = 3) -> dict:
     """Δt = step(unexposed) − step(exposed) at `threshold` (`crossing` 'first' or 'sustained', see `threshold_step`),
     with explicit censoring: `censored` is None, 'unexposed' (then Δt > `delta_t_lower_bound`), 'exposed'
     (Δt < `delta_t_upper_bound`) or 'both'."""
@@ -182,8 +183,8 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
                n=int(n), n_exposed=n_e, n_unexposed=n_u, threshold=float(threshold), next_step=next_step,
                null_censored_share=float(ncens.mean()),
                null_upper_quantiles=upper_q,
-               delay=delay(steps, acc_e, acc_u, threshold, crossing, smooth), crossing=crossing, n_units=len(ue),
-               stratified=strata is not None, strata_sizes=strata_sizes)
+               delay=crossing_delay(steps, acc_e, acc_u, threshold, crossing, smooth), crossing=crossing,
+               n_units=len(ue), stratified=strata is not None, strata_sizes=strata_sizes)
     if gap_from is not None:
         out.update(gap=float(gap[0]), gap_from=float(gap_from), gap_null=ngap,
                    gap_p_value=float((1 + np.sum(ngap >= gap[0] - 1e-12)) / (1 + n)))
@@ -312,8 +313,8 @@ def split_results(correct, margin, exposed, steps, threshold: float = 0.8, n_nul
     lg = logistic_midpoint_delay(steps, correct, e, n_boot=n_boot, seed=seed, groups=groups)
     gb = gap_bootstrap(correct, e, steps, gap_from, n_boot=max(n_boot, 200), seed=seed, groups=groups)
     drop = ("null", "gap_null")
-    return {**row, "delay": delay(steps, acc_e, acc_u, threshold),
-            "delay_sustained": delay(steps, acc_e, acc_u, threshold, "sustained", smooth),
+    return {**row, "delay": crossing_delay(steps, acc_e, acc_u, threshold),
+            "delay_sustained": crossing_delay(steps, acc_e, acc_u, threshold, "sustained", smooth),
             "null": {k: v for k, v in null.items() if k not in drop},
             "null_values": [None if np.isnan(v) else float(v) for v in null["null"]],
             "null_sustained": {k: v for k, v in null_s.items() if k not in drop},
