@@ -15,7 +15,7 @@ from .lexicon import WEAK_DETS, RAISING_ADJECTIVES, CONTROL_ADJECTIVES, RAISING_
 from .grammar import Grammar, Clause, Banned, TENSES, DET_TABLES, reflexive, rng_for, check_count, detokenize
 
 # %% auto #0
-__all__ = ['PHENOMENA', 'PARADIGMS', 'DEFAULT_PHENOMENA', 'BLIMP_FIELDS', 'Pair', 'check_phenomena', 'sentence_for',
+__all__ = ['ORIGINAL_PARADIGMS', 'PARADIGMS', 'DEFAULT_PHENOMENA', 'BLIMP_FIELDS', 'Pair', 'check_phenomena', 'sentence_for',
            'design_pairs', 'pair_record', 'synthetic_blimp', 'write_synthetic_blimp', 'load_blimp']
 
 # %% ../nbs/02a_blimp.ipynb #ea1e93b6
@@ -287,7 +287,7 @@ def _paradigm(field, term, gen, one_prefix=True, lexically_identical=False):
     flags = dict(zip(_METHODS, (True, one_prefix, False, lexically_identical)))
     return dict(field=field, linguistics_term=term, **flags, gen=gen)
 
-PHENOMENA = {
+ORIGINAL_PARADIGMS = {
     "determiner_noun_agreement_1": _paradigm(
         "morphology", "determiner_noun_agreement", _DetNoun, lexically_identical=True
     ),
@@ -297,9 +297,9 @@ PHENOMENA = {
     "irregular_past_participle_verbs": _paradigm("morphology", "irregular_forms", _Participle),
     "regular_plural_subject_verb_agreement_1": _paradigm("morphology", "subject_verb_agreement", _SimpleAgreement),
 }
-# every paradigm the generator draws: PHENOMENA (the first six, unchanged, so that their list and every text generated
-# from it stay as they were) and the ones added since
-PARADIGMS = {**PHENOMENA,
+# every paradigm the generator draws: ORIGINAL_PARADIGMS (the first six, unchanged, so that their list and every text
+# generated from it stay as they were) and the ones added since
+PARADIGMS = {**ORIGINAL_PARADIGMS,
              "existential_there_subject_raising": _paradigm("syntax_semantics", "control_raising", _Raising,
                                                             one_prefix=False)}
 DEFAULT_PHENOMENA = ("determiner_noun_agreement_1", "distractor_agreement_relational_noun", "anaphor_number_agreement",

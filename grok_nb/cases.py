@@ -15,13 +15,14 @@ from .compartments import CompartmentTokenizer, DisjointTokenizer
 from .store import build_store, SubsetCorpus, ConcatCorpus
 
 # %% auto #0
-__all__ = ['EN_ZH_FILES', 'FIRST', 'LAST', 'CITIES', 'UNIS', 'MAJORS', 'EMPLOYERS', 'MONTHS', 'ATTRIBUTES', 'BIO_TEMPLATES',
-           'QUESTIONS', 'Case', 'byte_shares', 'corpus_case', 'split_parallel', 'bilingual_case', 'load_en_zh',
-           'bilingual_store', 'make_people', 'render_bio', 'qa_items', 'qa_doc', 'exact_match', 'bio_qa_case']
+__all__ = ['EN_ZH_FILES', 'FIRST_NAMES', 'LAST_NAMES', 'CITIES', 'UNIS', 'MAJORS', 'EMPLOYERS', 'MONTHS', 'ATTRIBUTES',
+           'BIO_TEMPLATES', 'QUESTIONS', 'CaseData', 'byte_shares', 'corpus_case', 'split_parallel', 'bilingual_case',
+           'load_en_zh', 'bilingual_store', 'make_people', 'render_bio', 'qa_items', 'qa_doc', 'exact_match',
+           'bio_qa_case']
 
 # %% ../nbs/30c_cases.ipynb #357d8dce
 @dataclasses.dataclass
-class Case:
+class CaseData:
     "Everything a case-study run needs besides the model and the training parameters."
     name: str
     tokenizer: CompartmentTokenizer
@@ -47,13 +48,13 @@ def byte_shares(docs, doc_compartments, c: int) -> list[float]:
 
 # %% ../nbs/30c_cases.ipynb #c0a5e007
 def corpus_case(train_docs: list, valid: list, c: int, base_vocab: int = 1024, permute: bool = False, seed: int = 0,
-                seq_len: int = 64, n_align: int = 64, source: str = "corpus", cache_dir=None) -> Case:
+                seq_len: int = 64, n_align: int = 64, source: str = "corpus", cache_dir=None) -> CaseData:
     "The plain case (see above); `align` is None for c = 1 (nothing to compare)."
     base = train_tokenizer(train_docs, base_vocab, cache_dir=cache_dir)
     comp_tok = CompartmentTokenizer(base, c, permute=permute, seed=seed)
     vs = TokenStream(valid, base, seq_len, 1, shuffle=False)
     windows = [vs.batch(k)["input_ids"][0].tolist() for k in range(min(vs.n_seq, n_align))]
-    return Case(f"none-{source}", comp_tok, train_docs, None, {f"c{j}": (valid, j) for j in range(c)},
+    return CaseData(f"none-{source}", comp_tok, train_docs, None, {f"c{j}": (valid, j) for j in range(c)},
                 align=(windows, tuple(range(c))) if c >= 2 else None,
                 info={"source": source, "n_docs": len(train_docs)})
 
@@ -72,7 +73,7 @@ def split_parallel(pairs: list[tuple[str, str]], n_valid: int = 50, n_pairs: int
 # %% ../nbs/30c_cases.ipynb #c0a5e011
 def bilingual_case(docs_a, docs_b, pairs, valid_a, valid_b, tokenizer: str = "shared", c: int = 2,
                    base_vocab: int = 1024, names=("a", "b"), cache_dir=None, kind: str = "bpe", align_pairs=None,
-                   n_align: int = 64) -> Case:
+                   n_align: int = 64) -> CaseData:
     "A two-language case (see above); alignment on `align_pairs` (default: `valid_a`, `valid_b` read as parallel)."
     check(tokenizer in ("shared", "disjoint"), f"tokenizer must be 'shared' or 'disjoint', got {tokenizer!r}")
     check(c in (1, 2), f"bilingual_case: c must be 1 (joint) or 2 (one compartment per language), got {c!r}")
@@ -89,7 +90,7 @@ def bilingual_case(docs_a, docs_b, pairs, valid_a, valid_b, tokenizer: str = "sh
     tp = [(a, 0, b, cb) for a, b in pairs] if (pairs and c == 2) else None
     al = list(align_pairs if align_pairs is not None else zip(valid_a, valid_b))[:n_align]
     comps = [0] * len(docs_a) + [cb] * len(docs_b)
-    return Case(f"bilingual-{tokenizer}-c{c}", ctok, docs_a + docs_b, comps,
+    return CaseData(f"bilingual-{tokenizer}-c{c}", ctok, docs_a + docs_b, comps,
                 {names[0]: (list(valid_a), 0), names[1]: (list(valid_b), cb)}, tp, align=(al, (0, cb)),
                 info={"n_docs": [len(docs_a), len(docs_b)], "n_pairs": len(pairs or []), "tokenizer": tokenizer,
                       "byte_share": byte_shares(docs_a + docs_b, [0] * len(docs_a) + [1] * len(docs_b), 2)},
@@ -110,7 +111,7 @@ def load_en_zh(folder=None, n_docs: int = 1000, n_pairs: int = 2000, n_valid: in
             zh[:n_valid])
 
 # %% ../nbs/30c_cases.ipynb #233d507e
-def bilingual_store(case: Case, sources, root, n_valid: int, max_tokens: int | None = None, n_proc: int = 1,
+def bilingual_store(case: CaseData, sources, root, n_valid: int, max_tokens: int | None = None, n_proc: int = 1,
                     text_field: str = "text"):
     "(corpus, doc_compartments, proportions) of a two-language `case` read from one token store per language."
     check(len(sources) == 2 and len(case.eval_sets) == 2,
@@ -134,12 +135,12 @@ def bilingual_store(case: Case, sources, root, n_valid: int, max_tokens: int | N
     return corpus, doc_comps, props.tolist()
 
 # %% ../nbs/30c_cases.ipynb #d56c3b27
-FIRST = (
+FIRST_NAMES = (
     "Ada Alan Anna Ben Carl Clara Dan Dora Eli Emma Finn Greta Hugo Ida Ivan Jane Karl Lena Leo Lina Max Mia Nils Nora "
     "Omar Otto Paul Rosa Ruth Sam Sara Tom Una Vera Wim Yara Zoe"
 ).split()
-LAST = ("Abbot Baker Brandt Castro Dahl Ellis Ferro Garcia Hale Ibsen Jensen Klein Lange Moreau Novak Olsen Park Quinn "
-        "Rossi Silva Tanaka Ueda Vance Weber Young Zeller Arnaud Boyle Costa Diaz").split()
+LAST_NAMES = ("Abbot Baker Brandt Castro Dahl Ellis Ferro Garcia Hale Ibsen Jensen Klein Lange Moreau Novak Olsen Park "
+              "Quinn Rossi Silva Tanaka Ueda Vance Weber Young Zeller Arnaud Boyle Costa Diaz").split()
 CITIES = ("Lima Oslo Porto Quito Riga Seoul Tunis Vienna Dakar Hanoi Kyoto Lagos Minsk Perth Sofia Turin Basel Cork "
           "Delft Graz").split()
 UNIS = ["Alder University", "Birch College", "Cedar Institute", "Elm University", "Fir College", "Hazel Institute",
@@ -173,10 +174,12 @@ QUESTIONS = {"birth_date": "When was {name} born?", "birth_city": "Where was {na
 # %% ../nbs/30c_cases.ipynb #c0a5e020
 def make_people(n: int, seed: int = 0) -> list[dict]:
     "n synthetic people with unique full names and seeded attributes."
-    check(isinstance(n, int) and 1 <= n <= len(FIRST) * len(LAST),
-          f"make_people: n must be in [1, {len(FIRST) * len(LAST)}], got {n!r}")
+    check(isinstance(n, int) and 1 <= n <= len(FIRST_NAMES) * len(LAST_NAMES),
+          f"make_people: n must be in [1, {len(FIRST_NAMES) * len(LAST_NAMES)}], got {n!r}")
     rng = np.random.default_rng([seed, 17])
-    names = [f"{FIRST[i % len(FIRST)]} {LAST[i // len(FIRST)]}" for i in rng.permutation(len(FIRST) * len(LAST))[:n]]
+    n_first = len(FIRST_NAMES)
+    order = rng.permutation(n_first * len(LAST_NAMES))[:n]
+    names = [f"{FIRST_NAMES[i % n_first]} {LAST_NAMES[i // n_first]}" for i in order]
     people = []
     for name in names:
         d, m, y = int(rng.integers(1, 29)), MONTHS[int(rng.integers(12))], int(rng.integers(1920, 2000))
@@ -220,7 +223,7 @@ def exact_match(model, comp_tok, items: list[tuple[str, str]], compartment: int,
 # %% ../nbs/30c_cases.ipynb #c0a5e032
 def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phrasings: int = 4,
                 bios_per_person: int = 3, qa_train_frac: float = 0.5, base_vocab: int = 1024, seed: int = 0,
-                cache_dir=None, max_eval: int = 300) -> Case:
+                cache_dir=None, max_eval: int = 300) -> CaseData:
     """Biographies vs QA. `condition`: 'bio' (biographies only), 'qa' (QA of the training people only), 'joint'
     (both; c = 1 shares one compartment, c = 2 puts biographies in compartment 0 and QA in compartment 1).
     Eval sets `bio`, `qa` (each format's own loss) and `qa_test` (held-out transfer); extra eval: exact-match
@@ -260,7 +263,7 @@ def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phr
     al = [(BIO_TEMPLATES[a][0].format(**p), q + ans)
           for p in qa_test for a, (q, ans) in zip(ATTRIBUTES, qa_items(p))][:max_eval]
     share = byte_shares(bios + qa_docs, [0] * len(bios) + [1] * len(qa_docs), 2)      # of the joint corpus
-    return Case(f"bio_qa-{condition}-c{c}", ctok, docs, comps, sets, pairs, extra, align=(al[:64], (0, cq)),
+    return CaseData(f"bio_qa-{condition}-c{c}", ctok, docs, comps, sets, pairs, extra, align=(al[:64], (0, cq)),
                 info={"n_people": n_people, "n_qa_train_people": n_tr, "n_bios": len(bios), "condition": condition,
                       "byte_share": {"bio": share[0], "qa": share[1]}},
                 proportions=share if cq == 1 else None)

@@ -10,8 +10,9 @@ import pandas as pd
 from .core import RunDir, check
 
 # %% auto #0
-__all__ = ['DEFAULT_TARGETS', 'LOSS_KEYS', 'eval_curves', 'steps_to_target', 'eval_loss_at', 'run_metrics', 'run_headline',
-           'posthoc_stats', 'plateau_change', 'tax_row', 'compartmentalization_tax', 'reference_tax']
+__all__ = ['DEFAULT_TARGETS', 'LOSS_KEYS', 'eval_curves', 'steps_to_target', 'eval_loss_at', 'run_metrics',
+           'compartment_headline', 'posthoc_stats', 'plateau_change', 'tax_row', 'compartmentalization_tax',
+           'reference_tax']
 
 # %% ../nbs/30d_compartment_runs.ipynb #c45332b0
 DEFAULT_TARGETS = (7.0, 6.5, 6.0, 5.5, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5)
@@ -64,7 +65,7 @@ def run_metrics(history: list[dict], targets=DEFAULT_TARGETS) -> dict:
             "targets": [float(t) for t in targets]}
 
 # %% ../nbs/30d_compartment_runs.ipynb #9b3f6d08
-def run_headline(metrics: dict, c: int, alignment: dict | None = None, key: str = "val_within") -> dict:
+def compartment_headline(metrics: dict, c: int, alignment: dict | None = None, key: str = "val_within") -> dict:
     """c, final `val_loss` and `val_within`, lowest target `key` reached, its steps to 4.5 and 4 (checkpoints), final
     alignment retrieval."""
     stt = metrics["steps_to_target"].get(key, {})

@@ -216,88 +216,134 @@ def _hash_pairs(pairs) -> str:
     return h.hexdigest()[:16]
 
 # %% ../nbs/30_compartments.ipynb #0b5e3a7d
+def _check_stream_args(comp_tok, seq_len, batch_size, t, pairs, pairs_per_batch: int) -> bool:
+    """Check a stream's sizes and translation settings (`t` the translation fraction); whether it needs pairs
+    (translation rows or InfoNCE pairs)."""
+    c = comp_tok.c
+    check(isinstance(seq_len, int) and seq_len >= 4,
+          f"CompartmentStream: seq_len must be an int >= 4, got {seq_len!r}")
+    check(isinstance(batch_size, int) and batch_size >= 1,
+          f"CompartmentStream: batch_size must be an int >= 1, got {batch_size!r}")
+    check(isinstance(t, (int, float)) and 0.0 <= t <= 1.0, f"translation_fraction must be in [0, 1], got {t!r}")
+    check(isinstance(pairs_per_batch, int) and pairs_per_batch >= 0,
+          f"pairs_per_batch must be an int >= 0, got {pairs_per_batch!r}")
+    needs_pairs = t > 0 or pairs_per_batch > 0
+    if needs_pairs:
+        check(comp_tok.trans_id is not None or t == 0,
+              "translation_fraction > 0 needs a tokenizer with a TRANS token (trans_token=True)")
+        check(c >= 2 or pairs or pairs_per_batch == 0,
+              f"InfoNCE pairs need c >= 2 compartments (or explicit pairs), got c={c}")
+        check(comp_tok.shared_base or pairs,
+              "translation rows with disjoint tokenizers need explicit `pairs` (real translations)")
+    return needs_pairs
+
+# %% ../nbs/30_compartments.ipynb #b259c15b
+def _read_documents(docs) -> tuple:
+    """`(corpus, texts, n_docs)`: a token store (or a view of one) is kept as `corpus` and never read whole; anything
+    else is read into a list of texts (`data.text_source`)."""
+    corpus = docs if hasattr(docs, "epoch_order") else None
+    if corpus is None:
+        as_list = isinstance(docs, list) and all(isinstance(d, str) for d in docs)
+        texts = docs if as_list else list(text_source(docs))
+    else: texts = None
+    n_docs = len(texts) if texts is not None else corpus.n_docs
+    check(n_docs > 0, "CompartmentStream: empty corpus (0 documents)")
+    return corpus, texts, n_docs
+
+# %% ../nbs/30_compartments.ipynb #9780351b
+def _doc_compartments(doc_compartments, n_docs: int, proportions: np.ndarray, seed: int) -> np.ndarray:
+    """Each document's compartment: `doc_compartments` (checked: one per document, in `[0, c)` for the c
+    `proportions`) or, when None, `assign_documents`."""
+    c = len(proportions)
+    if doc_compartments is None: return assign_documents(n_docs, proportions, seed)
+    dc = np.asarray(doc_compartments, dtype=np.int64)
+    check(dc.shape == (n_docs,),
+          f"doc_compartments must give one compartment per document ({n_docs}), got "
+          f"{dc.shape[0] if dc.ndim else dc}")
+    check(dc.size == 0 or (dc.min() >= 0 and dc.max() < c), f"doc_compartments must be in [0, {c})")
+    return dc
+
+# %% ../nbs/30_compartments.ipynb #161e7395
+def _compartment_streams(texts, corpus, doc_compartments, proportions, comp_tok, seq_len: int, seed: int) -> dict:
+    """One packed `TokenStream` per compartment j with a positive proportion, over its documents in its base
+    tokenizer, seeded `seed + 1000 * j`; from `texts`, or through a `SubsetCorpus` view of the token store `corpus`."""
+    streams = {}
+    for j in range(comp_tok.c):
+        if proportions[j] == 0: continue
+        in_j = np.flatnonzero(doc_compartments == j)
+        check(len(in_j) > 0,
+              f"CompartmentStream: compartment {j} has proportion {proportions[j]:.3g} but no documents")
+        if corpus is None: dj = [texts[i] for i in in_j]
+        else:                                   # its documents must be in compartment j's base tokenizer's ids
+            tj = corpus.tokenizer_of(in_j) if hasattr(corpus, "tokenizer_of") else corpus.tokenizer
+            check(tj is not None
+                  and tokenizer_fingerprint(tj) == tokenizer_fingerprint(comp_tok.base_tokenizer(j)),
+                  f"CompartmentStream: the corpus {corpus!r} was not tokenized with the compartments' base "
+                  f"tokenizer" + ("" if comp_tok.shared_base else f" of compartment {j}"))
+            dj = SubsetCorpus(corpus, in_j)
+        try: streams[j] = TokenStream(dj, comp_tok.base_tokenizer(j), seq_len, 1, seed=seed + 1000 * j)
+        except GrokError as e: raise GrokError(f"CompartmentStream: compartment {j}: {e}") from e
+    return streams
+
+# %% ../nbs/30_compartments.ipynb #bbc7c84a
+def _pair_sizes(seq_len: int, trans_half: int | None) -> tuple[int, int, int]:
+    """`(pair_len, half, pairs_per_row)`: the tokens of each view of an InfoNCE-only pair, of each half of a
+    translation pair (`trans_half`, else `pair_len`), and how many translation pairs fill a row."""
+    pair_len = (seq_len - 2) // 2                      # an InfoNCE-only pair: each view this long
+    check(trans_half is None or (isinstance(trans_half, int) and 1 <= trans_half <= pair_len),
+          f"trans_half must be None or an int in [1, {pair_len}] for seq_len {seq_len}, got {trans_half!r}")
+    half = pair_len if trans_half is None else trans_half     # tokens per half of a translation pair
+    return pair_len, half, seq_len // (2 * half + 2)
+
+# %% ../nbs/30_compartments.ipynb #711c1d0e
+def _translation_streams(source, comp_tok, half: int, pair_len: int, seed: int) -> tuple:
+    """Without explicit `pairs`, translation rows and InfoNCE pairs are cut from the corpus itself (`source`, in
+    compartment 0's base tokenizer): a stream of `half`-token pieces (seed + 7919) and, when the InfoNCE views are
+    longer, one of `pair_len`-token pieces (seed + 7920); else the same stream serves both."""
+    trans = TokenStream(source, comp_tok.base_tokenizer(0), half, 1, seed=seed + 7919)
+    pair = trans if half == pair_len else TokenStream(source, comp_tok.base_tokenizer(0), pair_len, 1, seed=seed + 7920)
+    return trans, pair
+
+# %% ../nbs/30_compartments.ipynb #81f9f0a4
+def _stream_fingerprint(st, t, needs_pairs: bool) -> str:
+    """The stream's identity (16 hex digits): its arguments (`t` as given), the document assignment, and the
+    fingerprints of everything it draws from: the compartments' streams and the pairs or the translation streams."""
+    short = "" if st.trans_half is None else f"|half={st.trans_half}"
+    h = hashlib.sha256(f"{st.comp_tok.fingerprint}|{st.seq_len}|{st.batch_size}|{st.seed}|{t}|"
+                       f"{st.proportions.tolist()}|{st.translation_loss}|{st.pairs_per_batch}|{ROW_BLOCK}{short}".encode())
+    h.update(st.doc_compartments.tobytes())
+    for j in sorted(st._streams): h.update(st._streams[j].fingerprint.encode())
+    if st.pairs is not None: h.update(_hash_pairs(st.pairs).encode())
+    elif needs_pairs:
+        h.update(st._trans_stream.fingerprint.encode())
+        if st._pair_stream is not st._trans_stream: h.update(st._pair_stream.fingerprint.encode())
+    return h.hexdigest()[:16]
+
+# %% ../nbs/30_compartments.ipynb #3fcb5bbb
 class CompartmentStream:
     "Deterministic batches of compartmentalized text (+ translation rows); `batch(step)` like `TokenStream`."
     def __init__(self, docs, comp_tok: CompartmentTokenizer, seq_len: int, batch_size: int, proportions=None,
                  seed: int = 0, translation_fraction: float = 0.0, doc_compartments=None, pairs=None,
                  translation_loss: bool = True, pairs_per_batch: int = 0, trans_half: int | None = None):
-        c = comp_tok.c
-        check(isinstance(seq_len, int) and seq_len >= 4,
-              f"CompartmentStream: seq_len must be an int >= 4, got {seq_len!r}")
-        check(isinstance(batch_size, int) and batch_size >= 1,
-              f"CompartmentStream: batch_size must be an int >= 1, got {batch_size!r}")
-        t = translation_fraction
-        check(isinstance(t, (int, float)) and 0.0 <= t <= 1.0, f"translation_fraction must be in [0, 1], got {t!r}")
-        check(isinstance(pairs_per_batch, int) and pairs_per_batch >= 0,
-              f"pairs_per_batch must be an int >= 0, got {pairs_per_batch!r}")
-        needs_pairs = t > 0 or pairs_per_batch > 0
-        if needs_pairs:
-            check(comp_tok.trans_id is not None or t == 0,
-                  "translation_fraction > 0 needs a tokenizer with a TRANS token (trans_token=True)")
-            check(c >= 2 or pairs or pairs_per_batch == 0,
-                  f"InfoNCE pairs need c >= 2 compartments (or explicit pairs), got c={c}")
-            check(comp_tok.shared_base or pairs,
-                  "translation rows with disjoint tokenizers need explicit `pairs` (real translations)")
-        self.corpus = docs if hasattr(docs, "epoch_order") else None       # a token store, or a view of one
-        if self.corpus is None:
-            as_list = isinstance(docs, list) and all(isinstance(d, str) for d in docs)
-            self.docs = docs if as_list else list(text_source(docs))
-        else: self.docs = None
-        self.n_docs = len(self.docs) if self.docs is not None else self.corpus.n_docs
-        check(self.n_docs > 0, "CompartmentStream: empty corpus (0 documents)")
+        c, t = comp_tok.c, translation_fraction
+        needs_pairs = _check_stream_args(comp_tok, seq_len, batch_size, t, pairs, pairs_per_batch)
+        self.corpus, self.docs, self.n_docs = _read_documents(docs)
         self.comp_tok, self.seq_len, self.batch_size, self.seed, self.c = comp_tok, seq_len, batch_size, seed, c
         self.translation_fraction, self.translation_loss = float(t), translation_loss
         self.pairs_per_batch = pairs_per_batch
         self.proportions = _check_proportions(proportions, c)
-        if doc_compartments is None:
-            self.doc_compartments = assign_documents(self.n_docs, self.proportions, seed)
-        else:
-            dc = np.asarray(doc_compartments, dtype=np.int64)
-            check(dc.shape == (self.n_docs,),
-                  f"doc_compartments must give one compartment per document ({self.n_docs}), got "
-                  f"{dc.shape[0] if dc.ndim else dc}")
-            check(dc.size == 0 or (dc.min() >= 0 and dc.max() < c), f"doc_compartments must be in [0, {c})")
-            self.doc_compartments = dc
-        self._streams = {}
-        for j in range(c):
-            if self.proportions[j] == 0: continue
-            in_j = np.flatnonzero(self.doc_compartments == j)
-            check(len(in_j) > 0,
-                  f"CompartmentStream: compartment {j} has proportion {self.proportions[j]:.3g} but no documents")
-            if self.corpus is None: dj = [self.docs[i] for i in in_j]
-            else:                                   # its documents must be in compartment j's base tokenizer's ids
-                tj = self.corpus.tokenizer_of(in_j) if hasattr(self.corpus, "tokenizer_of") else self.corpus.tokenizer
-                check(tj is not None
-                      and tokenizer_fingerprint(tj) == tokenizer_fingerprint(comp_tok.base_tokenizer(j)),
-                      f"CompartmentStream: the corpus {self.corpus!r} was not tokenized with the compartments' base "
-                      f"tokenizer" + ("" if comp_tok.shared_base else f" of compartment {j}"))
-                dj = SubsetCorpus(self.corpus, in_j)
-            try: self._streams[j] = TokenStream(dj, comp_tok.base_tokenizer(j), seq_len, 1, seed=seed + 1000 * j)
-            except GrokError as e: raise GrokError(f"CompartmentStream: compartment {j}: {e}") from e
+        self.doc_compartments = _doc_compartments(doc_compartments, self.n_docs, self.proportions, seed)
+        self._streams = _compartment_streams(self.docs, self.corpus, self.doc_compartments, self.proportions, comp_tok,
+                                             seq_len, seed)
         self._quota = _largest_remainder(np.r_[(1 - t) * self.proportions, t], ROW_BLOCK)
         self._blocks: dict = {}
-        self.pair_len = (seq_len - 2) // 2                      # an InfoNCE-only pair: each view this long
-        check(trans_half is None or (isinstance(trans_half, int) and 1 <= trans_half <= self.pair_len),
-              f"trans_half must be None or an int in [1, {self.pair_len}] for seq_len {seq_len}, got {trans_half!r}")
+        self.pair_len, self.half, self.pairs_per_row = _pair_sizes(seq_len, trans_half)
         self.trans_half = trans_half
-        self.half = self.pair_len if trans_half is None else trans_half     # tokens per half of a translation pair
-        self.pairs_per_row = seq_len // (2 * self.half + 2)
         self.pairs = None if pairs is None else _encode_pairs(pairs, comp_tok, self.half)
         if pairs is None and needs_pairs:
             src = self.docs if self.corpus is None else self.corpus
-            self._trans_stream = TokenStream(src, comp_tok.base_tokenizer(0), self.half, 1, seed=seed + 7919)
-            self._pair_stream = self._trans_stream if self.half == self.pair_len else TokenStream(
-                src, comp_tok.base_tokenizer(0), self.pair_len, 1, seed=seed + 7920)
-        short = "" if trans_half is None else f"|half={trans_half}"
-        h = hashlib.sha256(f"{comp_tok.fingerprint}|{seq_len}|{batch_size}|{seed}|{t}|{self.proportions.tolist()}|"
-                           f"{translation_loss}|{pairs_per_batch}|{ROW_BLOCK}{short}".encode())
-        h.update(self.doc_compartments.tobytes())
-        for j in sorted(self._streams): h.update(self._streams[j].fingerprint.encode())
-        if self.pairs is not None: h.update(_hash_pairs(self.pairs).encode())
-        elif needs_pairs:
-            h.update(self._trans_stream.fingerprint.encode())
-            if self._pair_stream is not self._trans_stream: h.update(self._pair_stream.fingerprint.encode())
-        self.fingerprint = h.hexdigest()[:16]
+            self._trans_stream, self._pair_stream = _translation_streams(src, comp_tok, self.half, self.pair_len, seed)
+        self.fingerprint = _stream_fingerprint(self, t, needs_pairs)
 
 # %% ../nbs/30_compartments.ipynb #1e4f8b39
 @patch

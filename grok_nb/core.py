@@ -12,10 +12,11 @@ import torch
 
 # %% auto #0
 __all__ = ['PROJECT_ROOT', 'GrokError', 'check', 'set_seed', 'get_device', 'get_dtype', 'autocast', 'evaluating', 'right_pad',
-           'atomic_write', 'atomic_path', 'save_json', 'read_error', 'load_json', 'append_jsonl', 'write_jsonl',
-           'iter_lines', 'iter_jsonl', 'read_jsonl', 'sha256_file', 'git_commit', 'workspace', 'runs_root', 'cache_dir',
-           'figures_root', 'data_dir', 'quiet_hub', 'hub_online', 'hub_error', 'log_once', 'package_versions',
-           'canonical_params', 'run_id', 'RunDir', 'runtime_info', 'make_run_dir', 'is_timing', 'save_results']
+           'moving_average', 'atomic_write', 'atomic_path', 'save_json', 'read_error', 'load_json', 'append_jsonl',
+           'write_jsonl', 'iter_lines', 'iter_jsonl', 'read_jsonl', 'sha256_file', 'git_commit', 'workspace',
+           'runs_root', 'cache_dir', 'figures_root', 'data_dir', 'quiet_hub', 'hub_online', 'hub_error', 'log_once',
+           'package_versions', 'canonical_params', 'run_id', 'RunDir', 'runtime_info', 'make_run_dir', 'is_timing',
+           'save_results']
 
 # %% ../nbs/00_core.ipynb #d9411469
 class GrokError(ValueError):
@@ -93,6 +94,18 @@ def right_pad(seqs, pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
         ids[r, : len(s)] = torch.as_tensor(s, dtype=torch.long)
         mask[r, : len(s)] = 1
     return ids, mask
+
+# %% ../nbs/00_core.ipynb #c4def480
+def moving_average(values, window: int) -> np.ndarray:
+    """Centred moving average over `window` points (odd) along the last axis; at the ends the window shrinks to the
+    points there are."""
+    check(isinstance(window, (int, np.integer)) and window >= 1 and window % 2 == 1,
+          f"moving_average: window must be an odd int >= 1, got window={window!r}")
+    v = np.asarray(values, dtype=float)
+    n, h = v.shape[-1], int(window) // 2
+    cs = np.concatenate([np.zeros(v.shape[:-1] + (1,)), np.cumsum(v, axis=-1)], axis=-1)
+    lo, hi = np.clip(np.arange(n) - h, 0, n), np.clip(np.arange(n) + h + 1, 0, n)
+    return (cs[..., hi] - cs[..., lo]) / (hi - lo)
 
 # %% ../nbs/00_core.ipynb #985b2bb1
 @contextlib.contextmanager

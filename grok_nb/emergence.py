@@ -16,8 +16,8 @@ from .train import train_or_launch, load_checkpoint, checkpoint_schedule, pythia
 from .scoring import greedy_match
 
 # %% auto #0
-__all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES', 'VERBS', 'PREPOSITIONS', 'IOI_TEMPLATES',
-           'SEPARATORS', 'TASKS', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus',
+__all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES', 'VERBS', 'SPATIAL_PREPOSITIONS',
+           'IOI_TEMPLATES', 'SEPARATORS', 'TASKS', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus',
            'repeated_ngram_share', 'Task', 'prefix_id', 'word_tokens', 'single_token_names', 'string_repetition',
            'in_context_repetition', 'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes',
            'Suite', 'HFPythiaSuite', 'LocalSuite', 'train_local_suite']
@@ -34,7 +34,7 @@ NOUNS = ("dog cat bird tree car river window table door city road child teacher 
          "bread chair lamp field hill shop train").split()
 ADJECTIVES = "old red small big quiet green happy dark bright cold warm young tall long".split()
 VERBS = "saw found liked painted opened visited watched carried moved cleaned followed heard".split()
-PREPOSITIONS = "near behind under beside across".split()
+SPATIAL_PREPOSITIONS = "near behind under beside across".split()
 IOI_TEMPLATES = (
     "When {X} and {Y} went to the {place}, {B} gave a {obj} to {A}.",
     "After {X} and {Y} arrived at the {place}, {B} handed a {obj} to {A}.",
@@ -48,7 +48,7 @@ def filler_sentence(rng: np.random.Generator, names: Sequence[str] = NAMES) -> s
     c = lambda xs: xs[rng.integers(len(xs))]
     k = rng.integers(3)
     if k == 0: return f"The {c(ADJECTIVES)} {c(NOUNS)} {c(VERBS)} the {c(NOUNS)}."
-    if k == 1: return f"{c(names)} {c(VERBS)} a {c(ADJECTIVES)} {c(NOUNS)} {c(PREPOSITIONS)} the {c(PLACES)}."
+    if k == 1: return f"{c(names)} {c(VERBS)} a {c(ADJECTIVES)} {c(NOUNS)} {c(SPATIAL_PREPOSITIONS)} the {c(PLACES)}."
     return f"A {c(NOUNS)} {c(VERBS)} the {c(ADJECTIVES)} {c(NOUNS)}."
 
 # %% ../nbs/20_emergence.ipynb #ccf89101

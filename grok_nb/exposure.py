@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 import ahocorasick
 from .core import GrokError, check
+from .lexicon import DEMONSTRATIVES
 
 # %% auto #0
-__all__ = ['DEMONSTRATIVES', 'NUMBER_DETERMINERS', 'PRENOMINAL', 'PREPOSITIONS', 'RELATIVIZERS', 'AUXILIARIES',
-           'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PREVERBAL_ADVERBS', 'PHENOMENA',
+__all__ = ['DEMONSTRATIVE_WORDS', 'NUMBER_DETERMINERS', 'PRENOMINAL', 'PREPOSITIONS', 'RELATIVIZERS', 'AUXILIARIES',
+           'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PREVERBAL_ADVERBS', 'PHENOMENON_RULES',
            'PHRASE_COLUMNS', 'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase', 'critical_phrase',
            'critical_phrases', 'phrase_coverage', 'exposure_table', 'sightings_before', 'stream_texts',
            'exposure_from_stream', 'proxy_split']
@@ -49,10 +50,11 @@ def _diff(good_words: list[str], bad_words: list[str]):
     return ops, sorted(crit)
 
 # %% ../nbs/10_exposure.ipynb #23f3369c
-DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
-NUMBER_DETERMINERS = DEMONSTRATIVES | {"a", "an", "every", "each", "many", "several", "few", "both", "one", "another"}
-PRENOMINAL = DEMONSTRATIVES | {"the", "a", "an", "some", "many", "most", "all", "every", "each", "few", "several", "no",
-                               "any", "both", "my", "your", "his", "her", "its", "our", "their", "of"}
+DEMONSTRATIVE_WORDS = frozenset(DEMONSTRATIVES["sg"] + DEMONSTRATIVES["pl"])   # this that these those
+NUMBER_DETERMINERS = DEMONSTRATIVE_WORDS | {"a", "an", "every", "each", "many", "several", "few", "both", "one",
+                                           "another"}
+PRENOMINAL = DEMONSTRATIVE_WORDS | {"the", "a", "an", "some", "many", "most", "all", "every", "each", "few", "several",
+                                    "no", "any", "both", "my", "your", "his", "her", "its", "our", "their", "of"}
 PREPOSITIONS = frozenset({"of", "about", "by", "from", "to", "with", "for", "in", "on", "at", "near", "behind", "like",
     "upon", "into", "over", "under", "around", "through", "toward", "towards", "without", "before", "after", "beside",
     "besides", "above", "below", "across", "among", "between", "inside", "outside", "along", "against", "onto",
@@ -155,7 +157,7 @@ def _rule_participle(w, crit, uid, hints):
     return None
 
 # (phenomenon, test on the UID, rule): the first match wins. These five are the study phenomena.
-PHENOMENA = (
+PHENOMENON_RULES = (
     ("determiner_noun_agreement", lambda u: u.startswith("determiner_noun_agreement"), _rule_det_noun),
     (
         "subject_verb_agreement",
@@ -170,11 +172,12 @@ _EXTRA_RULES = ((lambda u: u.startswith("anaphor_gender_agreement"), _rule_anaph
 
 def phenomenon_of(uid: str | None) -> str | None:
     "The study phenomenon a BLiMP UID belongs to, or None."
-    return next((name for name, test, _ in PHENOMENA if uid and test(uid)), None)
+    return next((name for name, test, _ in PHENOMENON_RULES if uid and test(uid)), None)
 
 def _rule_for(uid):
     if not uid: return None
-    return next((r for _, t, r in PHENOMENA if t(uid)), None) or next((r for t, r in _EXTRA_RULES if t(uid)), None)
+    return (next((r for _, t, r in PHENOMENON_RULES if t(uid)), None)
+            or next((r for t, r in _EXTRA_RULES if t(uid)), None))
 
 # %% ../nbs/10_exposure.ipynb #02ad8d6c
 class NoContrast(GrokError):
@@ -278,13 +281,14 @@ def phrase_coverage(table: pd.DataFrame, examples: int = 3) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../nbs/10_exposure.ipynb #09bb8876
-_NEVER = np.iinfo(np.int64).max
-
 def _automaton(keys: Sequence[str]) -> ahocorasick.Automaton:
     A = ahocorasick.Automaton()
     for i, k in enumerate(keys): A.add_word(k, (i, len(k)))
     A.make_automaton()
     return A
+
+# %% ../nbs/10_exposure.ipynb #73be895c
+_NEVER = np.iinfo(np.int64).max
 
 def _scan(A, items: Iterable, n_keys: int, lower: bool, edges=None):
     """Scan (step, text) items: per key the first step (or _NEVER) and the count; plus (texts, chars, max step); with
@@ -317,6 +321,7 @@ def _scan(A, items: Iterable, n_keys: int, lower: bool, edges=None):
             if hits is not None: hits[i, b] = hits.get((i, b), 0) + 1
     return first, count, (n_texts, n_chars, max_step), hits
 
+# %% ../nbs/10_exposure.ipynb #c2b59e2e
 def _worker(A, n_keys, lower, source, results, wid, edges=None):
     "Worker process: scan its share (a queue of chunks, or a callable giving its items) and send back the totals."
     try:
@@ -325,6 +330,7 @@ def _worker(A, n_keys, lower, source, results, wid, edges=None):
     except BaseException as e:  # report, do not hang the parent
         results.put((wid, None, f"{type(e).__name__}: {e}"))
 
+# %% ../nbs/10_exposure.ipynb #8f23ca0d
 def _chunks(items: Iterable, size: int) -> Iterator[list]:
     buf = []
     for it in items:
@@ -334,9 +340,11 @@ def _chunks(items: Iterable, size: int) -> Iterator[list]:
             buf = []
     if buf: yield buf
 
+# %% ../nbs/10_exposure.ipynb #170b6f17
 def _mp_context():
     return mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
 
+# %% ../nbs/10_exposure.ipynb #8313eae1
 def _parallel_scan(A, n_keys, lower, n_jobs, items=None, make_items=None, chunk_size=256, edges=None):
     "Run `_scan` in `n_jobs` processes over chunks of `items` (fed through a queue) or over `make_items(worker_id)`."
     ctx = _mp_context()
@@ -387,6 +395,7 @@ def _parallel_scan(A, n_keys, lower, n_jobs, items=None, make_items=None, chunk_
             for kb, c in r[3].items(): hits[kb] = hits.get(kb, 0) + c
     return list(first), list(count), stats, hits
 
+# %% ../nbs/10_exposure.ipynb #540d969c
 def _check_edges(edges):
     "Bucket edges: strictly increasing non-negative ints (a list), or None."
     if edges is None: return None
@@ -396,6 +405,7 @@ def _check_edges(edges):
           f"exposure: bucket_edges must be strictly increasing non-negative ints, got {edges[:8]!r}")
     return [int(e) for e in edges]
 
+# %% ../nbs/10_exposure.ipynb #f38e651f
 def _exposure(phrases, case_sensitive, n_jobs, items=None, make_items=None, bucket_edges=None) -> pd.DataFrame:
     phrases = list(phrases)
     for p in phrases:
@@ -431,6 +441,7 @@ def _exposure(phrases, case_sensitive, n_jobs, items=None, make_items=None, buck
                     case_sensitive=case_sensitive, bucket_edges=edges)
     return df
 
+# %% ../nbs/10_exposure.ipynb #42d45df3
 def exposure_table(phrases: Iterable[str], steps_and_texts: Iterable[tuple[int, str]], case_sensitive: bool = True,
                    n_jobs: int = 1, bucket_edges: Sequence[int] | None = None) -> pd.DataFrame:
     """One row per distinct phrase: `phrase`, `first_step` (pd.NA if never seen) and `count` of word-boundary

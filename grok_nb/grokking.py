@@ -9,14 +9,15 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import torch
-from .core import GrokError, check, evaluating, right_pad
+from .core import GrokError, check, evaluating, right_pad, moving_average
 from .scoring import pooled_states
 from .exposure import critical_phrase
 
 # %% auto #0
-__all__ = ['smooth_curve', 'threshold_step', 'delay', 'split_curves', 'delta_interval', 'matched_random_null', 'fit_logistic',
-           'logistic_midpoint_delay', 'gap_bootstrap', 'split_results', 'run_headline', 'delay_table', 'delay_label',
-           'effective_rank', 'concept_auroc', 'concept_vectors', 'critical_context_attention', 'rank_heads']
+__all__ = ['threshold_step', 'crossing_delay', 'split_curves', 'delta_interval', 'matched_random_null', 'fit_logistic',
+           'logistic_midpoint_delay', 'gap_bootstrap', 'split_results', 'grokking_headline', 'delay_table',
+           'delay_label', 'effective_rank', 'concept_auroc', 'concept_vectors', 'critical_context_attention',
+           'rank_heads']
 
 # %% ../nbs/11_grokking.ipynb #13f6078e
 def _steps_curve(steps, values, name="accuracy"):
@@ -37,17 +38,6 @@ def _check_threshold(threshold):
         f"threshold must be in (0, 1], got {threshold!r}",
     )
 
-def smooth_curve(values, window: int = 3) -> np.ndarray:
-    """Centered moving average over `window` checkpoints (odd) along the last axis; at the ends the window shrinks to
-    the checkpoints there are."""
-    check(isinstance(window, (int, np.integer)) and window >= 1 and window % 2 == 1,
-          f"smooth_curve: window must be an odd int >= 1, got {window!r}")
-    v = np.asarray(values, dtype=float)
-    C, h = v.shape[-1], int(window) // 2
-    cs = np.concatenate([np.zeros(v.shape[:-1] + (1,)), np.cumsum(v, axis=-1)], axis=-1)
-    lo, hi = np.clip(np.arange(C) - h, 0, C), np.clip(np.arange(C) + h + 1, 0, C)
-    return (cs[..., hi] - cs[..., lo]) / (hi - lo)
-
 def _check_crossing(crossing):
     check(crossing in ("first", "sustained"), f"crossing must be 'first' or 'sustained', got {crossing!r}")
 
@@ -58,12 +48,13 @@ def threshold_step(steps, accuracy, threshold: float = 0.8, crossing: str = "fir
     _check_crossing(crossing)
     steps, acc = _steps_curve(steps, accuracy, "threshold_step")
     if crossing == "first": ok = acc >= threshold
-    else: ok = np.logical_and.accumulate((smooth_curve(acc, smooth) >= threshold)[::-1])[::-1]
+    else: ok = np.logical_and.accumulate((moving_average(acc, smooth) >= threshold)[::-1])[::-1]
     idx = np.flatnonzero(ok)
     return steps[idx[0]].item() if len(idx) else None
 
 # %% ../nbs/11_grokking.ipynb #d32d5c5e
-def delay(steps, acc_exposed, acc_unexposed, threshold: float = 0.8, crossing: str = "first", smooth: int = 3) -> dict:
+def crossing_delay(steps, acc_exposed, acc_unexposed, threshold: float = 0.8, crossing: str = "first",
+                   smooth: int = 3) -> dict:
     """Δt = step(unexposed) − step(exposed) at `threshold` (`crossing` 'first' or 'sustained', see `threshold_step`),
     with explicit censoring: `censored` is None, 'unexposed' (then Δt > `delta_t_lower_bound`), 'exposed'
     (Δt < `delta_t_upper_bound`) or 'both'."""
@@ -108,7 +99,7 @@ def _crossing_steps(acc: np.ndarray, steps: np.ndarray, threshold: float, crossi
     "acc [k, C] -> the first (or sustained) crossing step per row (NaN where none), and the mask of rows that cross."
     ge = acc >= threshold
     if crossing == "sustained":
-        ge = np.logical_and.accumulate((smooth_curve(acc, smooth) >= threshold)[:, ::-1], 1)[:, ::-1]
+        ge = np.logical_and.accumulate((moving_average(acc, smooth) >= threshold)[:, ::-1], 1)[:, ::-1]
     hit = ge.any(axis=1)
     return np.where(hit, steps[ge.argmax(axis=1)].astype(float), np.nan), hit
 
@@ -192,8 +183,8 @@ def matched_random_null(correct, exposed, steps, n: int = 1000, threshold: float
                n=int(n), n_exposed=n_e, n_unexposed=n_u, threshold=float(threshold), next_step=next_step,
                null_censored_share=float(ncens.mean()),
                null_upper_quantiles=upper_q,
-               delay=delay(steps, acc_e, acc_u, threshold, crossing, smooth), crossing=crossing, n_units=len(ue),
-               stratified=strata is not None, strata_sizes=strata_sizes)
+               delay=crossing_delay(steps, acc_e, acc_u, threshold, crossing, smooth), crossing=crossing,
+               n_units=len(ue), stratified=strata is not None, strata_sizes=strata_sizes)
     if gap_from is not None:
         out.update(gap=float(gap[0]), gap_from=float(gap_from), gap_null=ngap,
                    gap_p_value=float((1 + np.sum(ngap >= gap[0] - 1e-12)) / (1 + n)))
@@ -322,8 +313,8 @@ def split_results(correct, margin, exposed, steps, threshold: float = 0.8, n_nul
     lg = logistic_midpoint_delay(steps, correct, e, n_boot=n_boot, seed=seed, groups=groups)
     gb = gap_bootstrap(correct, e, steps, gap_from, n_boot=max(n_boot, 200), seed=seed, groups=groups)
     drop = ("null", "gap_null")
-    return {**row, "delay": delay(steps, acc_e, acc_u, threshold),
-            "delay_sustained": delay(steps, acc_e, acc_u, threshold, "sustained", smooth),
+    return {**row, "delay": crossing_delay(steps, acc_e, acc_u, threshold),
+            "delay_sustained": crossing_delay(steps, acc_e, acc_u, threshold, "sustained", smooth),
             "null": {k: v for k, v in null.items() if k not in drop},
             "null_values": [None if np.isnan(v) else float(v) for v in null["null"]],
             "null_sustained": {k: v for k, v in null_s.items() if k not in drop},
@@ -332,7 +323,7 @@ def split_results(correct, margin, exposed, steps, threshold: float = 0.8, n_nul
             "acc_exposed": acc_e.tolist(), "acc_unexposed": acc_u.tolist()}
 
 # %% ../nbs/11_grokking.ipynb #4de9794a
-def run_headline(phenomena: dict, final_accuracy: float) -> dict:
+def grokking_headline(phenomena: dict, final_accuracy: float) -> dict:
     """The run's summary: final accuracy over all pairs, how many phenomena had the exposed split first (Δt > 0) out
     of those with a measured Δt, the median Δt, and the smallest null p-value."""
     deltas = {u: r["delay"]["delta_t"] for u, r in phenomena.items() if "delay" in r}

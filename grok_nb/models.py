@@ -41,9 +41,8 @@ PRESETS: dict[str, dict] = {
     "gpt-24-1792": dict(family="gpt2", vocab_size=16384, d_model=1792, n_heads=56, n_layers=24, seq_len=64),
     "gpt-tiny":    dict(family="gpt2", vocab_size=1024, d_model=64, n_heads=2, n_layers=2, seq_len=64),
 }
-_ALLOWED = {"family", "vocab_size", "d_model", "d_ff", "n_heads", "n_layers", "seq_len", "head_dim", "dropout",
-    "n_kv_heads"}
 
+# %% ../nbs/03_models.ipynb #bf9368ba
 def _to_config(p: dict):
     "Translate zoo fields to a transformers config."
     fam, d, h = p["family"], p["d_model"], p["n_heads"]
@@ -101,7 +100,9 @@ def _to_config(p: dict):
         )
     raise GrokError(f"unknown model family {fam!r}")
 
-_CLASSES = {"llama": LlamaForCausalLM, "neox": GPTNeoXForCausalLM, "gpt2": GPT2LMHeadModel}
+# %% ../nbs/03_models.ipynb #0760a1cb
+_ALLOWED = {"family", "vocab_size", "d_model", "d_ff", "n_heads", "n_layers", "seq_len", "head_dim", "dropout",
+    "n_kv_heads"}
 
 def preset_config(preset: str, vocab_size: int | None = None, **overrides) -> dict:
     "The zoo fields of a preset with overrides applied (validated)."
@@ -116,6 +117,8 @@ def preset_config(preset: str, vocab_size: int | None = None, **overrides) -> di
     return p
 
 # %% ../nbs/03_models.ipynb #7d3b7c87
+_CLASSES = {"llama": LlamaForCausalLM, "neox": GPTNeoXForCausalLM, "gpt2": GPT2LMHeadModel}
+
 def build_model(preset: str, vocab_size: int | None = None, tokenizer=None, seed: int | None = None,
                 attn_implementation: str = "sdpa", **overrides):
     """A freshly initialised stock transformers model for `preset` (see `PRESETS`).

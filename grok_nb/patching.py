@@ -14,10 +14,10 @@ from .attention import capture_attention, patch_attention, attention_modules, n_
 from .emergence import Suite, Task, pass_rate
 
 # %% auto #0
-__all__ = ['TOP_K_KEYS', 'target_prob', 'patch_heads', 'cumulative_recovery', 'pre_post_steps', 'split_halves', 'recovery_ks',
-           'top_k_of', 'head_rankings', 'random_band', 'share_at_least', 'patching_protocol', 'patch_emergence',
-           'patch_emergences', 'top_k_medians', 'recovery_table', 'recovery_at_shares', 'recovery_aggregate',
-           'head_matrix', 'collect_runs']
+__all__ = ['TOP_K_KEYS', 'target_prob', 'patch_heads', 'cumulative_recovery', 'pre_post_steps', 'split_prompt_indices',
+           'recovery_ks', 'top_k_of', 'head_rankings', 'random_band', 'share_at_least', 'patching_protocol',
+           'patch_emergence', 'patch_emergences', 'top_k_medians', 'recovery_table', 'recovery_at_shares',
+           'recovery_aggregate', 'head_matrix', 'collect_runs']
 
 # %% ../nbs/20b_patching.ipynb #2b9a1210
 def _by_length(prompts, targets):
@@ -114,9 +114,9 @@ def pre_post_steps(checkpoints: Sequence[int], emergence_step, patch_span: int =
     return (None if i == 0 else ck[max(0, i - patch_span)]), int(emergence_step)
 
 # %% ../nbs/20b_patching.ipynb #d17e644d
-def split_halves(n: int, seed: int = 0) -> tuple[list[int], list[int]]:
+def split_prompt_indices(n: int, seed: int = 0) -> tuple[list[int], list[int]]:
     "A seeded split of prompt indices 0..n-1: (rank half, measurement half), sizes n // 2 and n - n // 2, each sorted."
-    check(isinstance(n, (int, np.integer)) and n >= 2, f"split_halves: need at least 2 prompts, got {n!r}")
+    check(isinstance(n, (int, np.integer)) and n >= 2, f"split_prompt_indices: need at least 2 prompts, got {n!r}")
     perm = np.random.default_rng([int(seed), 0x5B]).permutation(n)
     return sorted(int(i) for i in perm[: n // 2]), sorted(int(i) for i in perm[n // 2 :])
 
@@ -155,7 +155,7 @@ def share_at_least(curves: Sequence[dict], k: int, value: float) -> float:
 
 # %% ../nbs/20b_patching.ipynb #8f1b7740
 def _halves(prompts, targets, seed):
-    a, b = split_halves(len(prompts), seed)
+    a, b = split_prompt_indices(len(prompts), seed)
     return ([prompts[i] for i in a], [targets[i] for i in a]), ([prompts[i] for i in b], [targets[i] for i in b])
 
 def patching_protocol(pre, post, prompts, targets, top_share: float = 0.25, seed: int = 0, n_random: int = 20) -> dict:

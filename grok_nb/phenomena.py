@@ -14,7 +14,7 @@ from .grokking import concept_vectors, concept_auroc, effective_rank, critical_c
 from .grokking import delay_table, delay_label
 
 # %% auto #0
-__all__ = ['DOSE_BINS', 'checkpoint_plan', 'eval_interval', 'transition_step', 'before_after', 'split_halves', 'pick_groups',
+__all__ = ['DOSE_BINS', 'checkpoint_plan', 'eval_interval', 'transition_step', 'before_after', 'group_half_mask', 'pick_groups',
            'checkpoint_measures', 'phenomenon_heads', 'jaccard', 'chance_jaccard', 'head_overlap', 'dose_bins',
            'dose_response', 'dose_summary', 'phenomenon_table', 'summary_line', 'phenomenon_tally', 'design_tally']
 
@@ -58,10 +58,10 @@ def before_after(steps, values, t) -> dict:
     return {"before": float(b.mean()), "after": float(a.mean()), "change": float(a.mean() - b.mean()), "t": float(t)}
 
 # %% ../nbs/11a_phenomena.ipynb #5bb1a2ba
-def split_halves(groups, seed: int = 0) -> np.ndarray:
+def group_half_mask(groups, seed: int = 0) -> np.ndarray:
     "True for the pairs in half A: the groups (e.g. phrases) in a `seed`ed random order, alternately A and B."
     uniq, inv = np.unique(np.asarray(groups), return_inverse=True)
-    check(len(uniq) >= 2, f"split_halves: need at least 2 groups, got {len(uniq)}")
+    check(len(uniq) >= 2, f"group_half_mask: need at least 2 groups, got {len(uniq)}")
     order = np.random.default_rng(seed).permutation(len(uniq))
     in_a = np.zeros(len(uniq), bool)
     in_a[order[::2]] = True

@@ -146,6 +146,7 @@ def _group_rows(rows, n_seqs, batch_size: int) -> list[list[int]]:
         n += k
     return out + ([cur] if cur else [])
 
+# %% ../nbs/06_scoring.ipynb #a15f7c8f
 def _head_logprobs(head, h: torch.Tensor, tgt_row: np.ndarray, tgt: np.ndarray, max_logits: int = 2**24) -> np.ndarray:
     "log p(tgt[i] | h[tgt_row[i]]) for hidden states `h [M, d]`: the head runs once per row of h, in chunks."
     V = head.weight.shape[0]
@@ -161,6 +162,7 @@ def _head_logprobs(head, h: torch.Tensor, tgt_row: np.ndarray, tgt: np.ndarray, 
         out[order[a:b]] = (logits[r, tgt_sorted[a:b]] - logits.logsumexp(-1)[r]).double().cpu().numpy()
     return out
 
+# %% ../nbs/06_scoring.ipynb #61817b56
 def _trie_inputs(trie) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     "A trie's input nodes (those with a child; leaves are only targets), their tokens, mask and depth."
     tokens, parents = np.asarray(trie[0]), np.asarray(trie[1])
@@ -170,6 +172,31 @@ def _trie_inputs(trie) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     mask, depth = trie_layout([int(index[p]) if p >= 0 else -1 for p in parents[inputs]])
     return inputs, tokens[inputs], mask, depth
 
+# %% ../nbs/06_scoring.ipynb #ed9bafd4
+def _pack_batch(batch, rows, inputs, tries, sizes, pad_id: int) -> tuple:
+    """The arrays of one forward pass over the packed rows `batch`: `ids`, `pos` and `mask [rows, 1, W, W]` (W: the
+    fullest row's tokens), and for every scored trie node the flat index of its parent's hidden state (`tgt_row`), its
+    token (`tgt`), and `(trie, nodes)` to put the scores back (`owner`)."""
+    W = max(sum(sizes[u] for u, _ in rows[r]) for r in batch)
+    ids = np.full((len(batch), W), pad_id, dtype=np.int64)
+    pos = np.zeros((len(batch), W), dtype=np.int64)
+    mask = np.zeros((len(batch), 1, W, W), dtype=bool)
+    mask[:, 0, np.arange(W), np.arange(W)] = True                   # padding attends to itself only
+    tgt_row, tgt, owner = [], [], []
+    for b, r in enumerate(batch):
+        for u, o in rows[r]:
+            nodes, toks, m, d = inputs[u]
+            n = len(nodes)
+            ids[b, o:o + n], pos[b, o:o + n], mask[b, 0, o:o + n, o:o + n] = toks, d, m
+            parents = np.asarray(tries[u][1])
+            scored = np.nonzero(parents >= 0)[0]                     # every non-root node, scored at its parent
+            where = np.searchsorted(nodes, parents[scored])          # the parent's input index
+            tgt_row.append(b * W + o + where)
+            tgt.append(np.asarray(tries[u][0])[scored])
+            owner.append((u, scored))
+    return ids, pos, mask, np.concatenate(tgt_row), np.concatenate(tgt), owner
+
+# %% ../nbs/06_scoring.ipynb #b6bf985b
 @torch.no_grad()
 def packed_token_logprobs(model, seqs: Sequence[Sequence[int]], batch_size: int = 64, pad_id: int = 0,
                           row_len: int = 64) -> list[np.ndarray]:
@@ -191,23 +218,7 @@ def packed_token_logprobs(model, seqs: Sequence[Sequence[int]], batch_size: int 
     dev, dtype = _model_device(model), next(model.parameters()).dtype
     eager = model.config._attn_implementation == "eager"
     for batch in _group_rows(rows, [len(r) for r in runs], batch_size):
-        W = max(sum(sizes[u] for u, _ in rows[r]) for r in batch)
-        ids = np.full((len(batch), W), pad_id, dtype=np.int64)
-        pos = np.zeros((len(batch), W), dtype=np.int64)
-        mask = np.zeros((len(batch), 1, W, W), dtype=bool)
-        mask[:, 0, np.arange(W), np.arange(W)] = True                   # padding attends to itself only
-        tgt_row, tgt, owner = [], [], []
-        for b, r in enumerate(batch):
-            for u, o in rows[r]:
-                nodes, toks, m, d = inputs[u]
-                n = len(nodes)
-                ids[b, o:o + n], pos[b, o:o + n], mask[b, 0, o:o + n, o:o + n] = toks, d, m
-                parents = np.asarray(tries[u][1])
-                scored = np.nonzero(parents >= 0)[0]                     # every non-root node, scored at its parent
-                where = np.searchsorted(nodes, parents[scored])          # the parent's input index
-                tgt_row.append(b * W + o + where)
-                tgt.append(np.asarray(tries[u][0])[scored])
-                owner.append((u, scored))
+        ids, pos, mask, tgt_row, tgt, owner = _pack_batch(batch, rows, inputs, tries, sizes, pad_id)
         att = torch.from_numpy(mask).to(dev)
         if eager: att = torch.zeros(att.shape, dtype=dtype, device=dev).masked_fill_(~att, torch.finfo(dtype).min)
         h = base(
@@ -216,7 +227,7 @@ def packed_token_logprobs(model, seqs: Sequence[Sequence[int]], batch_size: int 
             position_ids=torch.from_numpy(pos).to(dev),
             use_cache=False,
         ).last_hidden_state
-        lp = _head_logprobs(head, h.reshape(-1, h.shape[-1]), np.concatenate(tgt_row), np.concatenate(tgt))
+        lp = _head_logprobs(head, h.reshape(-1, h.shape[-1]), tgt_row, tgt)
         k = 0
         for u, scored in owner:
             node_lp[u][scored] = lp[k:k + len(scored)]

@@ -8,12 +8,12 @@ import math, hashlib
 import numpy as np
 import torch
 from fastcore.basics import patch
-from .core import GrokError, check
+from .core import GrokError, check, moving_average
 
 # %% auto #0
 __all__ = ['step_generator', 'task_fingerprint', 'trajectory_layout', 'TrajectoryTask', 'SparseLinearMap', 'elementary_rule',
            'CellularAutomaton', 'NeuralCA', 'make_task', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'RandomTokens',
-           'smooth', 'plateau_length', 'attention_alignment', 'target_bias', 'position_accuracy']
+           'plateau_length', 'attention_alignment', 'target_bias', 'position_accuracy']
 
 # %% ../nbs/21_synthetic.ipynb #b27c6403
 _TASK_SALT, _BATCH_SALT = 0x7A5C, 0xBA7C
@@ -440,15 +440,6 @@ class RandomTokens:
 
     def __repr__(self): return f"RandomTokens(vocab_size={self.vocab_size}, L={self.L})"
 
-# %% ../nbs/21_synthetic.ipynb #97b09530
-def smooth(values, window: int = 21) -> np.ndarray:
-    "Centred moving average over `window` points (odd), averaging over the points available at the ends."
-    v = np.asarray(values, dtype=float)
-    check(window >= 1 and window % 2 == 1, f"window must be an odd int >= 1, got window={window}")
-    h, c = window // 2, np.concatenate([[0.0], np.cumsum(v)])
-    lo, hi = np.clip(np.arange(len(v)) - h, 0, len(v)), np.clip(np.arange(len(v)) + h + 1, 0, len(v))
-    return (c[hi] - c[lo]) / (hi - lo)
-
 # %% ../nbs/21_synthetic.ipynb #3d6d88cc
 def plateau_length(losses, level: float = 0.5 * math.log(2), window: int = 21, steps=None) -> int | None:
     "First step at which the smoothed loss falls below `level` (`steps[i]` if given, else the index); None if never."
@@ -456,7 +447,7 @@ def plateau_length(losses, level: float = 0.5 * math.log(2), window: int = 21, s
     if len(losses) == 0: return None
     steps = np.arange(len(losses)) if steps is None else np.asarray(steps)
     check(len(steps) == len(losses), f"steps ({len(steps)}) and losses ({len(losses)}) differ in length")
-    below = np.nonzero(smooth(losses, window) < level)[0]
+    below = np.nonzero(moving_average(losses, window) < level)[0]
     return int(steps[below[0]]) if len(below) else None
 
 # %% ../nbs/21_synthetic.ipynb #4bb15434

@@ -15,10 +15,10 @@ from .attention import capture_attention
 from .synthetic import attention_alignment, position_accuracy, plateau_length
 
 # %% auto #0
-__all__ = ['NOT_GROUPING', 'SHORT', 'PARTNERS', 'row_alignment', 'uniform_alignment', 'bias_off', 'measure', 'evaluate',
-           'eval_record', 'end_on_eval', 'PlateauStop', 'loss_curve', 'run_summary', 'censored_median', 'param_text',
-           'varied_params', 'relevant', 'run_label', 'sort_key', 'axis_value', 'comparison', 'comparison_cells',
-           'select_runs', 'superiority', 'claim_verdict', 'claim_row']
+__all__ = ['NOT_GROUPING', 'PARAM_SYMBOLS', 'PARAM_PARTNERS', 'row_alignment', 'uniform_alignment', 'bias_off', 'measure_task',
+           'evaluate_task', 'eval_record', 'end_on_eval', 'PlateauStop', 'loss_curve', 'run_summary', 'censored_median',
+           'param_text', 'varied_params', 'param_relevant', 'run_label', 'sort_key', 'axis_value', 'comparison',
+           'comparison_cells', 'select_runs', 'superiority', 'claim_verdict', 'claim_row']
 
 # %% ../nbs/21a_task_eval.ipynb #d1f8ce16
 def row_alignment(probs: torch.Tensor, attn_target: torch.Tensor) -> float:
@@ -48,7 +48,7 @@ def bias_off(tensors: Sequence[torch.Tensor]):
         for b, s in zip(tensors, saved): b.copy_(s)
 
 # %% ../nbs/21a_task_eval.ipynb #3b2a80a8
-def measure(model, batch: dict, n_cells: int, prefix: str = "", attention: bool = True) -> dict:
+def measure_task(model, batch: dict, n_cells: int, prefix: str = "", attention: bool = True) -> dict:
     """`eval_loss`, `acc`, `acc_min`, `acc_cell` (`[n_cells]`, over the predicted states) and, with `attention`,
     `align_l{l}` (per head) and `align_row_l{l}` for every layer, each key prefixed by `prefix`."""
     dev = next(model.parameters()).device
@@ -68,12 +68,12 @@ def measure(model, batch: dict, n_cells: int, prefix: str = "", attention: bool 
     return out
 
 # %% ../nbs/21a_task_eval.ipynb #6211860a
-def evaluate(model, step: int, batch: dict, n_cells: int, bias_tensors: Sequence[torch.Tensor] = (),
+def evaluate_task(model, step: int, batch: dict, n_cells: int, bias_tensors: Sequence[torch.Tensor] = (),
              attention: bool = True) -> dict:
-    "`measure`, then (when `bias_tensors` is not empty) `measure` with the bias off, keys prefixed `nobias_`."
-    out = measure(model, batch, n_cells, attention=attention)
+    "`measure_task`, then (when `bias_tensors` is not empty) `measure_task` with the bias off, keys prefixed `nobias_`."
+    out = measure_task(model, batch, n_cells, attention=attention)
     if bias_tensors:
-        with bias_off(bias_tensors): out.update(measure(model, batch, n_cells, "nobias_", attention))
+        with bias_off(bias_tensors): out.update(measure_task(model, batch, n_cells, "nobias_", attention))
     return out
 
 # %% ../nbs/21a_task_eval.ipynb #64f46964
@@ -154,9 +154,10 @@ def censored_median(plateaus: Sequence) -> float:
 
 # %% ../nbs/21a_task_eval.ipynb #dfae85d4
 NOT_GROUPING = {"seed", "task_seed", "device", "eval_every", "eval_batch", "early_stop", "steps", "nproc", "launch"}
-SHORT = {"bias_strength": "β", "bias_heads": "biased heads", "sparsity": "s", "n_heads": "H", "d_head": "d_head",
-         "n_layers": "layers", "pretrain": "pretrain", "arch": "arch", "pretrain_steps": "pretrain steps"}
-PARTNERS = {"pretrain": "pretrain_steps", "bias_strength": "bias_heads", "n_heads": "d_head", "d_head": "n_heads"}
+PARAM_SYMBOLS = {"bias_strength": "β", "bias_heads": "biased heads", "sparsity": "s", "n_heads": "H",
+                 "d_head": "d_head", "n_layers": "layers", "pretrain": "pretrain", "arch": "arch",
+                 "pretrain_steps": "pretrain steps"}
+PARAM_PARTNERS = {"pretrain": "pretrain_steps", "bias_strength": "bias_heads", "n_heads": "d_head", "d_head": "n_heads"}
 
 def param_text(v) -> str:
     "A parameter value as labels show it: None / NaN (a default) as 'all', floats with `:g`."
@@ -169,7 +170,7 @@ def varied_params(runs) -> list[str]:
     cols = [c[2:] for c in runs.columns if c.startswith("p_") and c[2:] not in NOT_GROUPING]
     return [c for c in cols if runs["p_" + c].map(param_text).nunique() > 1]
 
-def relevant(row, c: str) -> bool:
+def param_relevant(row, c: str) -> bool:
     "Does parameter `c` do anything in this run (pretrain steps without pretraining, … do not)?"
     if c == "pretrain_steps": return row.get("p_pretrain", "none") != "none"
     if c == "bias_heads": return bool(row.get("p_bias_strength", 0))
@@ -179,7 +180,8 @@ def relevant(row, c: str) -> bool:
 
 def run_label(row, cols: Sequence[str]) -> str:
     "The run's values of the relevant parameters among `cols`, as 'n_cells=8, H=4' ('all runs' when none)."
-    return ", ".join(f"{SHORT.get(c, c)}={param_text(row['p_' + c])}" for c in cols if relevant(row, c)) or "all runs"
+    return (", ".join(f"{PARAM_SYMBOLS.get(c, c)}={param_text(row['p_' + c])}" for c in cols if param_relevant(row, c))
+            or "all runs")
 
 # %% ../nbs/21a_task_eval.ipynb #f4b55542
 def sort_key(v):
@@ -189,8 +191,9 @@ def sort_key(v):
 
 def axis_value(row, axis: str, varied: Sequence[str]) -> str:
     "The run's value of `axis` as the comparison's x label, with its partner's value when that varies too."
-    v, dep = param_text(row["p_" + axis]), PARTNERS.get(axis)
-    if dep in varied and relevant(row, dep): v += f"\n({SHORT.get(dep, dep)}={param_text(row['p_' + dep])})"
+    v, dep = param_text(row["p_" + axis]), PARAM_PARTNERS.get(axis)
+    if dep in varied and param_relevant(row, dep):
+        v += f"\n({PARAM_SYMBOLS.get(dep, dep)}={param_text(row['p_' + dep])})"
     return v
 
 def comparison(runs, axis: str, varied: Sequence[str]):
@@ -198,7 +201,7 @@ def comparison(runs, axis: str, varied: Sequence[str]):
     `axis`; None when the runs do not vary `axis` at all."""
     col = "p_" + axis
     if col not in runs or runs[col].map(param_text).nunique() < 2: return None
-    others = [c for c in varied if c not in (axis, PARTNERS.get(axis))]
+    others = [c for c in varied if c not in (axis, PARAM_PARTNERS.get(axis))]
     d = runs.assign(x=runs.apply(lambda r: axis_value(r, axis, varied), axis=1),
                     group=runs.apply(lambda r: run_label(r, others), axis=1))
     return d[d.groupby("group")["x"].transform("nunique") >= 2]
