@@ -402,8 +402,8 @@ class LocalSuite(Suite):
 
         runs_dir/
           tokenizer/                          the tokenizer's save_pretrained folder, shared by every run (required)
-          {size}-seed{seed}/                  one run per (size, seed): `size` any name without '/', `seed` an int
-            checkpoints/step_000000/ ...      the checkpoints `train` writes (complete ones have a manifest.json)
+          {size}-seed{seed}/                  one run per (size, seed): size any name without '/', seed an int
+            checkpoints/step_000000/ ...      the checkpoints train() writes (complete ones have a manifest.json)
 
     `runs()` lists the (size, seed) pairs found, `steps(size, seed)` a run's checkpoint steps, `model(size, seed,
     step)` loads one checkpoint (`transformers` weights) on `device` in eval mode, `tokenizer()` loads `tokenizer/`.
