@@ -319,9 +319,8 @@ def train(
     if rd is not None and start > 0: history = [r for r in rd.metrics() if r.get("step", 0) <= start]
     if start == 0 and 0 in ckpts and not (rd is not None and 0 in rd.checkpoint_steps()): checkpoint(0)
     model.train()
-    bar = tqdm(range(start, steps), initial=start, total=steps, disable=not (progress and is_main), desc="train",
-               leave=True)
-    for step in bar:
+    bar = tqdm(initial=start, total=steps, disable=not (progress and is_main), desc="train", leave=True)
+    for step in range(start, steps):                                   # the bar counts finished steps (below)
         if reads_rows:                                                  # this rank reads only its rows of the batch
             B = int(source.batch_size)
             check(B % (world * grad_accum) == 0,
@@ -358,6 +357,7 @@ def train(
         opt.zero_grad(set_to_none=True)
         tokens += int(n_target)
         done = step + 1
+        bar.update(1)
         rec = None
         if log_every and (done % log_every == 0 or done == steps or done == 1):
             rec = {"step": done, "loss": loss_total, "lr": sched.get_last_lr()[0], "grad_norm": float(gnorm),
@@ -379,7 +379,7 @@ def train(
             stop = bool(flag.item())
         if stop:
             if rd is not None and done not in ckpts and ckpts: checkpoint(done)
-            bar.total = bar.n = done                       # an early stop is a finish: Jupyter's bar draws an
+            bar.total = done                               # an early stop is a finish: Jupyter's bar draws an
             break                                          # unfinished one in red, as if it had failed
     last = [r["loss"] for r in history if "loss" in r]
     if last: bar.set_postfix(loss=f"{last[-1]:.3f}")                   # the bar stays on screen with the final loss
