@@ -52,15 +52,12 @@ demo: $(STAMP)
 	$(BIN)/grok-nb demo
 	$(MAKE) --no-print-directory readme
 
-# CPU profiles: the runs behind a study's claims that do not fit the demo (each <= 2 h on 2 cores); figures into
-# figures/profile-<name>/, runs into runs/profile-<name>/ (profile-c-long: study C at c = 6 and 8, 5,000 steps, and
-# capacity at convergence; profile-c-long-seed1: its translation grid at seed 1; profile-c-long-grid: every t at weight
-# decay 0.1, seed 0; profile-c-long-grid-wd1: the same at weight decay 1.0; profile-c-capacity: the capacity group at
-# two seeds with the training rows scored; profile-c-infonce: InfoNCE x c at 2,400 steps; profile-c-tiers: the tax on
-# the two smallest paper tiers)
-PROFILES := profile-a profile-b profile-c profile-c-long profile-c-long-seed1 profile-c-long-grid profile-c-long-grid-wd1 \
-	profile-c-capacity profile-c-infonce profile-c-tiers profile-b-heads profile-b-arch profile-c-init profile-c-cases \
-	profile-c-posthoc profile-c-infonce2 profile-c-trans profile-b-suite profile-a2
+# CPU profiles: the runs behind a study's claims that do not fit the demo (each <= 2 h on 2 cores), one a file:
+# profiles/<name>.yaml holds a profile's groups of runs and a description of what it runs and why (the designs they
+# share are profiles/_designs.yaml; `grok-nb profile --help` lists the profiles); figures into
+# figures/profile-<name>/, runs into runs/profile-<name>/ (or the profile folder its `runs:` names). A new file is a
+# new target, make profile-<name>.
+PROFILES := $(patsubst profiles/%.yaml,profile-%,$(filter-out profiles/_%,$(sort $(wildcard profiles/*.yaml))))
 .PHONY: $(PROFILES)
 $(PROFILES): $(STAMP)
 	$(BIN)/grok-nb profile $(subst profile-,,$@)
