@@ -298,7 +298,7 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
     first = lambda c: c.source if isinstance(c.source, str) else c.source[0]       # noqa: E731
     rows = {c.id: dict(id=c.id, study=c.study, short=c.short, paper=c.paper, paper_result=c.paper_result,
                        measure=c.measure, source=used.get(c.id, first(c)), figure=_figure(used.get(c.id, first(c)),
-                       c.figure), command=c.command, kind=c.kind) for c in claims}
+                       c.figure, figures), command=c.command, kind=c.kind) for c in claims}
     for study in dict.fromkeys(c.study for c in claims):
         fam = [c for c in claims if c.study == study and c.kind == "test" and outcomes[c.id] is not None
                and outcomes[c.id].status is None and outcomes[c.id].p is not None]
@@ -330,11 +330,13 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
                               power="—", verdict=o.status or "derived", detail=o.detail, here=o.short or o.effect)
     return pd.DataFrame([rows[i] for i in ids], columns=LEDGER_COLUMNS)
 
-def _figure(source: str, name: str) -> str:
-    "A claim's figure as a path under figures/: in the folder of the run set it was measured on."
+def _figure(source: str, name: str, figures=None) -> str:
+    """A claim's figure as a path under figures/: in the folder of the run set it was measured on; "" where that
+    file does not exist (a run set not run yet), so that no page links to a missing figure."""
     if not name: return ""
     run_set = source.split("/")[0]
-    return name if run_set == "demo" else f"{run_set}/{name}"
+    path = name if run_set == "demo" else f"{run_set}/{name}"
+    return path if (Path(figures or figures_root()) / path).exists() else ""
 
 def _fmt_eff(x) -> str:
     if x is None: return "n/a"
