@@ -4,7 +4,7 @@
 
 # %% ../nbs/92_ledger.ipynb #0841973f
 from __future__ import annotations
-import dataclasses, json, math
+import dataclasses, json, math, re
 from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
@@ -291,6 +291,8 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
                     break
             used[c.id] = src or (c.source if isinstance(c.source, str) else c.source[0])
             o = c.evaluate(t) if t is not None else Outcome(status="not measured")
+            if o.status == "not measured":                               # cite the run set that would measure it
+                used[c.id] = c.source if isinstance(c.source, str) else c.source[0]
         elif c.kind == "untestable" or (c.evaluate is None and c.kind != "derived"):
             o = Outcome(status="not testable here")
         else: o = None                                                   # derived: after the tests
@@ -855,8 +857,8 @@ SHORT = {  # id: (the claim in a few words, the paper's result in a few words)
     "A1.sv": ("subject–verb: exposed first", "Δt > 0, p < .05"),
     "A1.there": ("existential there: exposed first", "Δt > 0, p < .05"),
     "A1.det": ("determiner–noun: exposed first", "Δt > 0, p < .05"),
-    "A1.anaphor": ("anaphor number: exposed first", "Δt > 0, p < .05"),
-    "A1.participle": ("irregular participles: exposed first", "Δt > 0, p < .05"),
+    "A1.anaphor": ("anaphors: exposed first", "Δt > 0, p < .05"),
+    "A1.participle": ("participles: exposed first", "Δt > 0, p < .05"),
     "A2": ("delay significant in 5 phenomena", "5 of 5"),
     "A3a": ("tied to verbatim exposure", "yes"),
     "A3b": ("unexposed catches up later", "yes"),
@@ -866,7 +868,7 @@ SHORT = {  # id: (the claim in a few words, the paper's result in a few words)
     "A7": ("heads are phenomenon-specific", "specific"),
     "B1": ("emergence is stochastic over seeds", "some seeds fail"),
     "B2": ("larger models succeed more often", "more often"),
-    "B2r": ("… on real Pythia checkpoints (BLiMP)", "more often"),
+    "B2r": ("… on real Pythia (BLiMP)", "more often"),
     "B3": ("emergence step by binary search", "method"),
     "B4": ("emergence = attention pattern onset", "coincide"),
     "B5": ("few heads' patterns recover the gap", "most (K = 16)"),
@@ -948,16 +950,20 @@ def _verdict_text(r) -> str:
     return r["verdict"] + (f" ({_fmt_p(pa)})" if pa is not None and not (isinstance(pa, float) and math.isnan(pa))
                            else "")
 
-def readme_table(L: pd.DataFrame, figure_keys: dict | None = None) -> str:
+def readme_table(L: pd.DataFrame, figure_keys: dict | None = None, width: int = 120) -> str:
     """The README's results table; `figure_keys` maps a figure path (as in the ledger) to its key in the README's
-    gallery (F1 ... F6)."""
+    gallery (F1 ... F6). A row longer than `width` characters drops the intervals from *here* (the results pages
+    keep them), then cuts it with "…"; a claim not measured shows "—"."""
     fk = figure_keys or {}
     out = ["| claim | paper | here | verdict | fig | run |", "|---|---|---|---|---|---|"]
     for r in L.to_dict("records"):
-        here = str(r["here"]).replace("|", "/") or "—"
+        here = "—" if r["here"] is None or str(r["here"]) in ("", "nan") else str(r["here"]).replace("|", "/")
         run = r["source"].split("/")[0].removeprefix("profile-")
-        out.append(f"| {r['id']} {r['short']} | {r['paper_result']} | {here} | {_verdict_text(r)} | "
-                   f"{fk.get(r['figure'], '·')} | {run} |")
+        row = lambda h: (f"| {r['id']} {r['short']} | {r['paper_result']} | {h} | {_verdict_text(r)} | "  # noqa: E731
+                         f"{fk.get(r['figure'], '·')} | {run} |")
+        if len(row(here)) > width: here = re.sub(r" \[[^\]]*\]", "", here)      # intervals: on the results page
+        if len(row(here)) > width: here = here[: max(1, len(here) - (len(row(here)) - width) - 1)] + "…"
+        out.append(row(here))
     return "\n".join(out)
 
 def _hours(s) -> str:
