@@ -873,7 +873,7 @@ SHORT = {  # id: (the claim in a few words, the paper's result in a few words)
     "B4": ("emergence = attention pattern onset", "coincide"),
     "B5": ("few heads' patterns recover the gap", "most (K = 16)"),
     "B6": ("sparsity sets difficulty (s 1 vs 2)", "harder"),
-    "B7": ("intermediate sparsity hardest", "hardest"),
+    "B7": ("s = 4 hardest of 2, 4, 6", "hardest"),
     "B8": ("longer context much harder", "much harder"),
     "B9": ("attention bias removes plateau", "no plateau"),
     "B10": ("more heads better (S 12)", "better"),
