@@ -251,7 +251,7 @@ def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, 
         r = trend_test(v, g, c, s, alt, clusters=k)
         o = np.argsort(g, kind="stable")
         perfect = trend_test(np.sort(g) if increasing else -np.sort(g), np.sort(g), None, None if s is None else s[o],
-                             alt, n_perm=2000, clusters=None if k is None else k[o])["p_two_sided"]
+                             alt, clusters=None if k is None else k[o])["p_two_sided"]   # as many draws
         obs = ~c
         slope = float(np.polyfit(g[obs], v[obs], 1)[0]) if obs.sum() >= 2 and np.ptp(g[obs]) > 0 else math.nan
         means = d.assign(_v=np.where(c, np.nan, v)).groupby(group)["_v"].mean()
@@ -261,7 +261,7 @@ def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, 
                                + ", ".join(f"{k:g}: {m:.3g}" for k, m in means.items())
                                + (f" ({value_label})" if value_label else "")),
                        p=r["p_two_sided"], in_direction=bool(r["statistic"] > 0 if increasing else r["statistic"] < 0),
-                       mde=None, detail=f"a perfectly ordered outcome would give p = {perfect:.2g}",
+                       mde=None, detail=f"the smallest p this design can give (a perfectly ordered outcome): {perfect:.2g}",
                        short=f"{slope:+.3g} per {group.removeprefix('p_')}, n={len(d)}")
     return evaluate
 

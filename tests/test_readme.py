@@ -65,3 +65,15 @@ def test_committed_ledger_is_the_ledger_of_the_committed_run_tables():
     for col in ("p", "p_adjusted"):
         a, b = committed[col].astype(float).to_numpy(), fresh[col].astype(float).to_numpy()
         assert np.allclose(a, b, equal_nan=True), col
+
+
+def test_readme_figures_exist_and_are_the_gallery():
+    "Every image the README shows is a committed file under figures/, and the gallery (F1 ... F6) is what it shows."
+    import re
+    readme = (ROOT / "README.md").read_text()
+    shown = re.findall(r"!\[[^\]]*\]\((figures/[^)]+)\)", readme)
+    assert 1 <= len(shown) <= 6, f"the README shows {len(shown)} figures (1 to 6)"
+    missing = [p for p in shown if not (ROOT / p).exists()]
+    assert not missing, f"README.md shows figures that do not exist: {missing}"
+    assert sorted(shown) == sorted(f"figures/{p}" for p in rr.README_FIGURES.values()), \
+        "README.md's figures are not docs/render_readme.py's README_FIGURES"
