@@ -10,7 +10,7 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
-.PHONY: demo test export clean docs docs-check bench install lab lab-check lint readme
+.PHONY: demo test export clean docs docs-check bench install lab lab-check lint readme profile
 
 # the install (.ci/install.sh): uv with this machine's pip configuration, pip if uv fails
 $(STAMP): setup.py settings.ini .ci/install.sh
@@ -61,6 +61,10 @@ PROFILES := $(patsubst profiles/%.yaml,profile-%,$(filter-out profiles/_%,$(sort
 .PHONY: $(PROFILES)
 $(PROFILES): $(STAMP)
 	$(BIN)/grok-nb profile $(subst profile-,,$@)
+
+# make profile NAME=<name> runs one too; without NAME it lists them (runs, measured wall time, summary)
+profile: $(STAMP)
+	$(BIN)/grok-nb profile $(if $(NAME),$(NAME),--list)
 
 # notebooks/export in sync, notebooks clean, notebook tests, pytest suites (two workers, pytest-xdist)
 test: $(STAMP)

@@ -18,8 +18,8 @@ __all__ = ['PROFILES_DIR', 'DESIGNS_FILE', 'GROKKING_DESIGN', 'EMERGENCE_SUITE',
            'COMPARTMENTS_TRANSLATION', 'COMPARTMENTS_CAPACITY', 'PROFILE_FIELDS', 'GROUP_FIELDS', 'PROFILES',
            'PROFILE_RUNS', 'profiles_dir', 'read_yaml', 'check_params_mapping', 'load_designs', 'design',
            'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo',
-           'expand_grid', 'Profile', 'load_profile', 'profile_jobs', 'load_profiles', 'run_profile', 'parse_params',
-           'study_names', 'describe_params', 'main']
+           'expand_grid', 'Profile', 'load_profile', 'profile_jobs', 'load_profiles', 'run_profile', 'profile_table',
+           'parse_params', 'study_names', 'describe_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #56d70387
 PROFILES_DIR = PROJECT_ROOT / "profiles"
@@ -340,6 +340,23 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
     write_run_info(figures_dir, len(jobs), time.time() - t0, f"make profile-{name}")
     return int(bad > 0 or len(failed) > 0)
 
+# %% ../nbs/90a_jobs.ipynb #27def45e
+def profile_table(figures=None):
+    """Every profile (`profiles/*.yaml`) as a DataFrame: `profile`, `runs`, `wall` (the measured wall time of its last
+    run, from `figures/profile-<name>/summaries/run_info.json`; "" where it has not run), `measured` (that date) and
+    `summary`."""
+    import pandas as pd
+    from grok_nb.sweep import run_info
+    root = Path(figures or figures_root())
+    rows = []
+    for name, prof in load_profiles().items():
+        info = run_info(root / f"profile-{name}")
+        wall = info.get("wall_seconds")
+        rows.append(dict(profile=name, runs=len(profile_jobs(name)),
+                         wall="" if wall is None else f"{wall / 60:.0f} min", measured=info.get("date", ""),
+                         summary=prof.summary))
+    return pd.DataFrame(rows, columns=["profile", "runs", "wall", "measured", "summary"])
+
 # %% ../nbs/90a_jobs.ipynb #89f0775c
 def _parse_value(s: str):
     try: return ast.literal_eval(s)
@@ -426,7 +443,8 @@ def _parser() -> argparse.ArgumentParser:
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         epilog="profiles (each profiles/<name>.yaml; its description says what it runs and why):\n"
                         + "\n".join(f"  {n}: {p.summary}" for n, p in load_profiles().items()))
-    pr.add_argument("name", choices=sorted(PROFILES))
+    pr.add_argument("name", nargs="?", choices=sorted(PROFILES))
+    pr.add_argument("--list", action="store_true", help="list the profiles: runs, measured wall time, summary")
     pr.add_argument("--workers", type=int, default=2)
     d = sub.add_parser("demo", help="the demo: every study at CPU scale, the reports, the summaries")
     d.add_argument("--workers", type=int, default=2)
@@ -466,6 +484,13 @@ def main(argv=None):
             print(describe_params(a.study))
             return 0
         if a.cmd == "profile":
+            if a.list:
+                t = profile_table()
+                for r in t.to_dict("records"):
+                    print(f"{r['profile']:<16} {r['runs']:>4} runs  {r['wall'] or '—':>8}  {r['measured']:<10}  "
+                          f"{r['summary']}")
+                return 0
+            check(a.name is not None, "grok-nb profile: name a profile, or --list to see them")
             return run_profile(a.name, runs_dir=a.runs_dir, workers=a.workers)
         if a.cmd == "demo":
             return demo(a.runs_dir, workers=a.workers)
