@@ -20,10 +20,10 @@ from .sweep import run_info, write_run_info
 __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS',
            'LM', 'CA', 'H4', 'SUITE_ORDER', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_CAP',
            'C_POSTHOC', 'C_TRANS', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS',
-           'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'save_table', 'table_path', 'load_table', 'Outcome',
-           'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'evaluate_ledger',
-           'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up',
-           'run_set_info', 'readme_table', 'study_page', 'write_ledger']
+           'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path',
+           'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend',
+           'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
+           'catch_up', 'run_set_info', 'readme_table', 'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -31,12 +31,23 @@ def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
     def scalar(v): return v is None or isinstance(v, (str, bool, int, float, np.integer, np.floating, np.bool_))
     return df[[c for c in df.columns if df[c].map(scalar).all()]]
 
+def relative_paths(df: pd.DataFrame, root=None) -> pd.DataFrame:
+    """`df` with every absolute path under `root` (default the project) written relative to it, and any other
+    absolute path reduced to its last two parts: a committed table names no folder of the machine it ran on."""
+    root = Path(root or PROJECT_ROOT).resolve()
+    def rel(v):
+        if not (isinstance(v, str) and v.startswith("/")): return v
+        try: return Path(v).resolve().relative_to(root).as_posix()
+        except ValueError: return "/".join(Path(v).parts[-2:])
+    return df.apply(lambda col: col.map(rel) if col.map(lambda v: isinstance(v, str)).any() else col)
+
 def save_table(df: pd.DataFrame, name: str, runs_dir=None) -> Path:
-    "Write the scalar columns of `df` to `<runs_dir>/_reports/<name>.csv` (atomically); returns the path."
+    """Write the scalar columns of `df` to `<runs_dir>/_reports/<name>.csv` (atomically), paths relative to the
+    project (`relative_paths`); returns the path."""
     from grok_nb.core import runs_root
     path = Path(runs_dir or runs_root()) / "_reports" / f"{name}.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(path, "w") as f: scalar_columns(df).to_csv(f, index=False)
+    with atomic_write(path, "w") as f: relative_paths(scalar_columns(df)).to_csv(f, index=False)
     return path
 
 def table_path(source: str, figures=None) -> Path:
