@@ -62,10 +62,10 @@ def fill(text: str, summaries: dict[str, dict]) -> tuple[str, list[str]]:
 
 BLOCK = re.compile(r"<!--\s*ledger:\s*(?P<name>\w+)\s*-->\n(?P<text>.*?)<!--\s*/ledger\s*-->", re.S)
 README_FIGURES = {  # the README's gallery: key -> figure path under figures/ (the ledger cites them by key)
-    "F1": "profile-a2/grokking_accuracy_splits.png",
+    "F1": "grokking_accuracy_splits.png",
     "F2": "profile-b-heads/sparse_attention_vs_n_heads.png",
     "F3": "profile-b-heads/sparse_attention_vs_sparsity.png",
-    "F4": "emergence_pass_rate.png",
+    "F4": "pythia_blimp_emergence.png",
     "F5": "profile-c-tiers/compartments_steps_to_loss.png",
     "F6": "profile-c-cases/compartments_bio_qa.png",
 }
