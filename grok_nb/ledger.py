@@ -272,7 +272,7 @@ def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, 
                                + ", ".join(f"{k:g}: {m:.3g}" for k, m in means.items())
                                + (f" ({value_label})" if value_label else "")),
                        p=r["p_two_sided"], in_direction=bool(r["statistic"] > 0 if increasing else r["statistic"] < 0),
-                       mde=None, detail=f"the smallest p this design can give (a perfectly ordered outcome): {perfect:.2g}",
+                       mde=None, detail=f"smallest p this design can give (perfect order): {perfect:.2g}",
                        short=f"{slope:+.3g} per {group.removeprefix('p_')}, n={len(d)}")
     return evaluate
 
