@@ -380,12 +380,13 @@ def sentence_for(gen, g: Grammar, key: dict, rng: random.Random, banned: Banned 
 
 # %% ../nbs/02a_blimp.ipynb #22467a74
 def design_pairs(g: Grammar, seed: int, n_per_phenomenon: int, phenomena: Sequence[str], pair_sampling="uniform",
-                 ban_scope="phrase") -> list[tuple[str, str, dict, Pair, list]]:
+                 ban_scope="phrase", gens: dict | None = None) -> list[tuple[str, str, dict, Pair, list]]:
     """[(uid, pairID, key, pair, withheld n-grams)] for every paradigm, keys distinct and non-overlapping; a paradigm
-    with `pairs_per_key` k > 1 draws n/k keys (rounded up) and k pairs around each."""
-    pick, res, out = _picker(g, pair_sampling), _Reservations(), []
+    with `pairs_per_key` k > 1 draws n/k keys (rounded up) and k pairs around each. `gens` (uid → generator class)
+    replaces paradigms' generators: the embedded default's harder forms draw their keys this way."""
+    pick, res, out, gens = _picker(g, pair_sampling), _Reservations(), [], gens or {}
     for uid in phenomena:
-        gen = PARADIGMS[uid]["gen"]()
+        gen = gens.get(uid, PARADIGMS[uid]["gen"])()
         per_key = getattr(gen, "pairs_per_key", 1)
         krng, prng = rng_for(seed, f"keys:{uid}"), rng_for(seed, f"pairs:{uid}")
         keys, fails = [], 0
