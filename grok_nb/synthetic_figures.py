@@ -18,8 +18,8 @@ from .task_eval import (PARAM_SYMBOLS, param_text, sort_key, comparison, compari
                                loss_curve)
 
 # %% auto #0
-__all__ = ['run_title', 'run_loss_figure', 'cell_accuracy_figure', 'alignment_figure', 'config_summary', 'loss_curves_figure',
-           'comparison_lines', 'comparison_figure', 'compare_along']
+__all__ = ['run_title', 'run_loss_figure', 'cell_accuracy_figure', 'alignment_figure', 'save_run_figures', 'config_summary',
+           'loss_curves_figure', 'comparison_lines', 'comparison_figure', 'compare_along']
 
 # %% ../nbs/21c_synthetic_figures.ipynb #fac662ec
 def run_title(task: str, n_cells: int, sparsity: int, arch: str, bias_strength: float = 0.0,
@@ -90,7 +90,20 @@ def alignment_figure(curves: dict, uniform: float):
     fig.tight_layout()
     return fig, data
 
-# %% ../nbs/21c_synthetic_figures.ipynb #cdd05e98
+# %% ../nbs/21c_synthetic_figures.ipynb #4ef09a23
+def save_run_figures(curves: dict, figures_dir, title: str, plateau_level: float, plateau_steps: int | None,
+                     task: str = "linear_map", n_colours: int = 2, uniform: float | None = None) -> dict:
+    "`run_loss_figure`, `cell_accuracy_figure` and `alignment_figure` saved in `figures_dir`; `{name: data}`."
+    out = {}
+    def save(name, fig_data):                  # each saved (and, in a notebook, shown) as soon as it is drawn
+        save_figure(fig_data[0], name, figures_dir, formats=("png",), dpi=120)
+        out[name] = fig_data[1]
+    save("loss", run_loss_figure(curves, plateau_level, plateau_steps, title, n_colours))
+    save("accuracy_per_bit", cell_accuracy_figure(curves, task))
+    if curves["align"]: save("alignment", alignment_figure(curves, uniform))
+    return out
+
+# %% ../nbs/21c_synthetic_figures.ipynb #7bb94267
 def config_summary(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per `config`: `seeds`, `solved`, the censored median plateau (`task_eval.censored_median`), the
     finite `plateaus` and the `budget`s."""
@@ -100,7 +113,7 @@ def config_summary(runs: pd.DataFrame) -> pd.DataFrame:
         "plateaus": sorted(int(v) for v in g["r_headline.plateau_steps"] if not pd.isna(v)),
         "budget": sorted(set(g["p_steps"]))}), include_groups=False)
 
-# %% ../nbs/21c_synthetic_figures.ipynb #609c8163
+# %% ../nbs/21c_synthetic_figures.ipynb #90ebd040
 def loss_curves_figure(runs: pd.DataFrame, varied: Sequence[str], max_panels: int = 16):
     """One panel per `config` (ordered by the `varied` parameters' values): each seed's 21-step smoothed training
     loss from its `metrics.jsonl`, its plateau end, the plateau level. Returns `(fig, data)`, `data[config]` the
@@ -138,7 +151,7 @@ def loss_curves_figure(runs: pd.DataFrame, varied: Sequence[str], max_panels: in
     fig.tight_layout()
     return fig, data
 
-# %% ../nbs/21c_synthetic_figures.ipynb #64091ba6
+# %% ../nbs/21c_synthetic_figures.ipynb #c68501a6
 def comparison_lines(d: pd.DataFrame, axis: str) -> list[str]:
     "One summary line per group of the comparison `d` along `axis`: at each value the median plateau (solved/runs)."
     cells = {(c["group"], c["x"]): c for c in comparison_cells(d)}
@@ -154,7 +167,7 @@ def comparison_lines(d: pd.DataFrame, axis: str) -> list[str]:
         lines.append(f"{PARAM_SYMBOLS.get(axis, axis)} [{grp}]: median plateau steps (solved) " + "; ".join(parts))
     return lines
 
-# %% ../nbs/21c_synthetic_figures.ipynb #b68e3174
+# %% ../nbs/21c_synthetic_figures.ipynb #dca0671f
 def comparison_figure(d: pd.DataFrame, xlabel: str):
     """The comparison `d` (`task_eval.comparison`) drawn: steps to solve per seed with the median, and the share of
     seeds solved, per group and axis value. Returns `(fig, data)`: `data['solve'][(group, x)]` the seeds' steps to
@@ -231,7 +244,7 @@ def comparison_figure(d: pd.DataFrame, xlabel: str):
     fig.tight_layout()
     return fig, data
 
-# %% ../nbs/21c_synthetic_figures.ipynb #ca3f5b5d
+# %% ../nbs/21c_synthetic_figures.ipynb #144e7ad0
 def compare_along(runs: pd.DataFrame, varied: Sequence[str], axis: str, name: str, xlabel: str,
                   figures_dir=None) -> list[str]:
     """The report's comparison along `axis`: `comparison_figure` saved as `sparse_attention_<name>` (PNG and PDF) in
