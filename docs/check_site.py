@@ -26,9 +26,9 @@ import threading
 import time
 from pathlib import Path
 
+from _browser import Report, browser, wait  # docs/ is the script's folder, first on sys.path
+
 ROOT = Path(__file__).resolve().parents[1]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
 API_NAME, API_PAGE, SEARCH_FOR = "train", "train.html", "checkpoint_schedule"
 
 _API_ENTRY_JS = """
@@ -70,41 +70,6 @@ def serve(site: Path):
     return srv, f"http://127.0.0.1:{srv.server_address[1]}/"
 
 
-def browser(chromium: str, chromedriver: str, profile: str):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ.setdefault("SE_OFFLINE", "true")  # selenium must never try to fetch a driver or a browser
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for f in FLAGS + [f"--user-data-dir={profile}", "--window-size=1400,1000"]: opts.add_argument(f)
-    d = webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
-    d.set_page_load_timeout(60)
-    return d
-
-
-class Report:
-    def __init__(self): self.passed, self.failed = 0, 0
-
-    def __call__(self, what: str, ok: bool, detail: str = ""):
-        if ok: self.passed += 1
-        else: self.failed += 1
-        print(f"{'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail else ""), flush=True)
-        return ok
-
-
-def _wait(fn, timeout: float = 15.0, every: float = 0.2):
-    t = time.time()
-    while True:
-        try:
-            r = fn()
-            if r: return r
-        except Exception:
-            pass
-        if time.time() - t > timeout: return None
-        time.sleep(every)
-
-
 def check(site: Path, chromium: str, chromedriver: str, shots: Path | None = None) -> Report:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -127,12 +92,12 @@ def check(site: Path, chromium: str, chromedriver: str, shots: Path | None = Non
             d.set_window_size(1400, 1000)
         if lib is not None:
             lib.click()
-            _wait(lambda: "section-" in d.current_url)
-            link = _wait(lambda: next((a for a in d.find_elements(By.CSS_SELECTOR, ".bd-sidebar-primary a")
+            wait(lambda: "section-" in d.current_url)
+            link = wait(lambda: next((a for a in d.find_elements(By.CSS_SELECTOR, ".bd-sidebar-primary a")
                                        if a.text.strip() == API_NAME), None))
             if rep(f"the library section's navigation links to `{API_NAME}`", link is not None, d.current_url):
                 link.click()
-                _wait(lambda: d.current_url.split("#")[0].endswith("/" + API_PAGE))
+                wait(lambda: d.current_url.split("#")[0].endswith("/" + API_PAGE))
         ok = d.current_url.split("#")[0].endswith("/" + API_PAGE)
         if rep(f"following the navigation reaches {API_PAGE}", ok, d.current_url):
             # 2. the API entry
@@ -147,13 +112,13 @@ def check(site: Path, chromium: str, chromedriver: str, shots: Path | None = Non
                 d.set_window_size(1400, 1000)
         # 3. search from the search field
         d.get(base + "index.html")
-        btn = _wait(lambda: next(b for b in d.find_elements(By.CSS_SELECTOR, "button.search-button-field,"
+        btn = wait(lambda: next(b for b in d.find_elements(By.CSS_SELECTOR, "button.search-button-field,"
                                                              " button.search-button__button") if b.is_displayed()))
         if btn is not None: btn.click()
-        box = _wait(lambda: next(i for i in d.find_elements(By.CSS_SELECTOR, "input[name='q']") if i.is_displayed()))
+        box = wait(lambda: next(i for i in d.find_elements(By.CSS_SELECTOR, "input[name='q']") if i.is_displayed()))
         if rep("the search field opens", box is not None):
             box.send_keys(SEARCH_FOR, Keys.ENTER)
-            hits = _wait(lambda: d.find_elements(By.CSS_SELECTOR, "#search-results ul.search li a"), timeout=30)
+            hits = wait(lambda: d.find_elements(By.CSS_SELECTOR, "#search-results ul.search li a"), timeout=30)
             hrefs = [a.get_attribute("href") or "" for a in hits or []]
             rep(f"searching {SEARCH_FOR!r} finds the {API_PAGE} page",
                 any(h.split("#")[0].endswith("/" + API_PAGE) for h in hrefs),
@@ -168,7 +133,7 @@ def check(site: Path, chromium: str, chromedriver: str, shots: Path | None = Non
             d.get(base + rel)
             r = d.execute_script(_PAGE_JS)
             if r["math"]:
-                r2 = _wait(lambda: (x := d.execute_script(_PAGE_JS))["typeset"] and x, timeout=20)
+                r2 = wait(lambda: (x := d.execute_script(_PAGE_JS))["typeset"] and x, timeout=20)
                 r = r2 or r
             if r["directive"]: bad["a `#|` directive"].append(rel)
             if r["stderr"]: bad["a stderr box"].append(rel)

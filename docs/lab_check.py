@@ -38,11 +38,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+from _browser import Report, browser, wait  # docs/ is the script's folder, first on sys.path
+
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = "sparse_attention"
 NB_REL = f"nbs/studies/{STUDY}.ipynb"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 HOOK_FILE = Path.home() / ".jupyter" / "jupyter_server_config.py"
 # Lab's own settings for the check: every cell kept in the DOM (no windowing), no news or update requests
 LAB_SETTINGS = {
@@ -85,33 +85,10 @@ c.scrollIntoView({block: 'start'});
 _BAR_JS = "document.querySelector('.jp-Notebook .widget-hprogress')?.scrollIntoView({block: 'center'})"
 
 
-class Report:
-    def __init__(self): self.passed, self.failed = 0, 0
-
-    def __call__(self, what: str, ok: bool, detail: str = ""):
-        if ok: self.passed += 1
-        else: self.failed += 1
-        print(f"{'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail else ""), flush=True)
-        return ok
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _wait(fn, timeout: float, every: float = 0.5):
-    "fn() until it returns something truthy (exceptions count as not yet); None after `timeout` seconds."
-    t = time.time()
-    while True:
-        try:
-            r = fn()
-            if r: return r
-        except Exception:
-            pass
-        if time.time() - t > timeout: return None
-        time.sleep(every)
 
 
 def prepare(tmp: Path) -> Path:
@@ -138,7 +115,7 @@ def start_lab(tmp: Path, root: Path, port: int, token: str) -> subprocess.Popen:
     log = open(tmp / "lab.log", "wb")
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}/api/status?token={token}"
-    up = _wait(lambda: proc.poll() is None and urllib.request.urlopen(url, timeout=2).status == 200, 90)
+    up = wait(lambda: proc.poll() is None and urllib.request.urlopen(url, timeout=2).status == 200, 90)
     if not up:
         stop_lab(proc)
         tail = (tmp / "lab.log").read_text(errors="replace")[-2000:]
@@ -156,27 +133,14 @@ def stop_lab(proc: subprocess.Popen):
         proc.wait()
 
 
-def browser(chromium: str, chromedriver: str, profile: str):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ.setdefault("SE_OFFLINE", "true")  # selenium must never try to fetch a driver or a browser
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for f in FLAGS + [f"--user-data-dir={profile}", "--window-size=1400,1100"]: opts.add_argument(f)
-    d = webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
-    d.set_page_load_timeout(90)
-    return d
-
-
 def menu(d, top: str, item: str):
     "Click `top` in Lab's menu bar, then `item` in the menu it opens."
     from selenium.webdriver.common.by import By
 
-    bar = _wait(lambda: [e for e in d.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-itemLabel") if e.text == top], 30)
+    bar = wait(lambda: [e for e in d.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-itemLabel") if e.text == top], 30)
     if not bar: raise RuntimeError(f"no {top!r} menu in Lab's menu bar")
     bar[0].click()
-    it = _wait(lambda: [e for e in d.find_elements(By.CSS_SELECTOR, ".lm-Menu-itemLabel") if e.text == item], 10)
+    it = wait(lambda: [e for e in d.find_elements(By.CSS_SELECTOR, ".lm-Menu-itemLabel") if e.text == item], 10)
     if not it: raise RuntimeError(f"no {item!r} item in Lab's {top!r} menu")
     it[0].click()
 
@@ -211,7 +175,7 @@ def check(root: Path, base: str, token: str, chromium: str, chromedriver: str, s
     from selenium.webdriver.common.keys import Keys
 
     profile = tempfile.mkdtemp(prefix="grok_nb_chromium_")
-    d = browser(chromium, chromedriver, profile)
+    d = browser(chromium, chromedriver, profile, window="1400,1100", page_timeout=90)
     try:
         t0 = time.time()
         d.get(f"{base}lab/tree/{NB_REL}?token={token}")
@@ -231,7 +195,7 @@ def check(root: Path, base: str, token: str, chromium: str, chromedriver: str, s
             kernel_up = s["status"] == "idle" and "Python" in (s["kernel"] or "") and not s["dialogs"]
             return s if kernel_up and len(s["prompts"]) == n_cells else None
 
-        ready = _wait(ready, 120)
+        ready = wait(ready, 120)
         if answered: print(f"     answered Lab's {answered[0]!r} dialog with its default, as a user would")
         if not rep("the notebook opens and its kernel starts", bool(ready),
                    f"{time.time() - t0:.0f} s, kernel {ready['kernel']!r}, {n_cells} code cells" if ready else
@@ -269,7 +233,7 @@ def check(root: Path, base: str, token: str, chromium: str, chromedriver: str, s
         menu(d, "View", "Collapse All Code")
         d.execute_script(_SCROLL_JS)
         menu(d, "File", "Save Notebook")
-        saved = _wait(lambda: not state()["dirty"] and not d.find_elements(By.CSS_SELECTOR, ".jp-Dialog"), 30)
+        saved = wait(lambda: not state()["dirty"] and not d.find_elements(By.CSS_SELECTOR, ".jp-Dialog"), 30)
         rep("File > Save Notebook saves it", bool(saved))
         time.sleep(1.0)
         d.save_screenshot(str(shots / "lab_study.png"))

@@ -63,6 +63,10 @@ class _DetNoun:
         num = rng.choice(("sg", "pl"))
         dem = rng.choice(DEMONSTRATIVES[num])
         return {"noun": n, "num": num, "phrase": (dem, n.form(num))}
+    def combination(self, g, key):
+        "The noun after any demonstrative."
+        n = key["noun"]
+        return [(d, f) for d in DEMONSTRATIVES["sg"] + DEMONSTRATIVES["pl"] for f in (n.sg, n.pl)]
     def sentence(self, g, key, rng, tags):
         v = g.verb_trans(rng)
         subj, num, _ = g.subject(rng, tags, anim=not v.any_subject, attach=False)
@@ -133,6 +137,9 @@ class _Attractor:
         fam, good, bad, verb = _agreeing_word(g, rng, num, head.animate, pick["verb_present"])
         phrase = (head.form(num), prep) + ((adet,) if adet else ()) + (att.form(anum), good)
         return {"noun": head, "head": head, "num": num, "family": fam, "bad": bad, "verb": verb, "phrase": phrase}
+    def combination(self, g, key):
+        "The subject noun phrase before any verb."
+        return [tuple(key["phrase"])[:-1]]
     def sentence(self, g, key, rng, tags):
         tags.add("attractor")
         toks = (
@@ -166,6 +173,10 @@ class _Anaphor:
         vg = g.vgroup(rng, v, num, tense, set())
         bad = "themselves" if num == "sg" else rng.choice(("himself", "herself", "itself"))
         return {"noun": noun, "num": num, "bad": bad, "verb": v, "tense": tense, "phrase": (ante, *vg, refl)}
+    def combination(self, g, key):
+        "The antecedent with the same verb in any tense, then the anaphor."
+        ph = key["phrase"]
+        return [(ph[0], *vg, ph[-1]) for vg in _all_vgroups(g, key["verb"], key["num"])]
     def sentence(self, g, key, rng, tags):
         toks = _subject_det(g, key, rng, tags) + list(key["phrase"])
         i = len(toks) - 1
@@ -189,6 +200,12 @@ class _Existential:
         q = rng.choice(self._GOOD[num])
         q = a_or_an(noun.form(num)) if q == "a" else q
         return {"noun": noun, "num": num, "bad": rng.choice(self._BAD[num]), "phrase": ("There", be, q, noun.form(num))}
+    def combination(self, g, key):
+        "*there* + any form of *be* + any weak quantifier + the noun."
+        n, num = key["noun"], key["num"]
+        qs = {a_or_an(n.form(num)) if q == "a" else q for q, _ in WEAK_DETS[num]} | {key["phrase"][2]}
+        bes = [w[0 if num == "sg" else 1] for f, w in AGREE.items() if f.startswith("be")]
+        return [("there", be, q, n.form(num)) for be in bes for q in qs]
     def sentence(self, g, key, rng, tags):
         toks = list(key["phrase"])
         tags.add("there")
@@ -219,6 +236,10 @@ class _Participle:
             num = "sg" if noun.invariant or v.pp == v.base or rng.random() < .5 else "pl"
             subj = noun.form(num)
         return {"verb": v, "noun": noun, "num": num, "phrase": (subj, v.past)}
+    def combination(self, g, key):
+        "The subject word before any form of the verb."
+        v = key["verb"]
+        return [(key["phrase"][0], w) for w in (v.base, v.s3, v.past, v.pp, v.ing)]
     def sentence(self, g, key, rng, tags):
         v = key["verb"]
         toks = _subject_det(g, key, rng, tags)
@@ -239,6 +260,11 @@ class _SimpleAgreement:
         num = rng.choice(("sg", "pl"))
         fam, good, bad, verb = _agreeing_word(g, rng, num, noun.animate, pick["verb_present"])
         return {"noun": noun, "num": num, "family": fam, "bad": bad, "verb": verb, "phrase": (noun.form(num), good)}
+    def combination(self, g, key):
+        "Either number of the noun before any agreeing form of the verb."
+        n = key["noun"]
+        words = (key["verb"].s3, key["verb"].base, key["verb"].past) if key["verb"] else AGREE[key["family"]]
+        return [(f, w) for f in (n.sg, n.pl) for w in words]
     def sentence(self, g, key, rng, tags):
         toks = _subject_det(g, key, rng, tags) + list(key["phrase"])
         toks[0] = toks[0].capitalize()
@@ -263,6 +289,9 @@ class _Raising:
         pred, num = pick["raising"](rng), rng.choice(("sg", "pl"))
         group = g.predicate_group(rng, pred, num, rng.choice(_RAISING_TENSES), set())
         return {"noun": None, "num": num, "pred": pred, "phrase": ("There", *group)}
+    def combination(self, g, key):
+        "*there* + every predicate group of the raising predicate."
+        return [("there", *x) for x in _all_groups(g, key["pred"], key["num"])]
     def sentence(self, g, key, rng, tags):
         tags.update(("there", "raising"))
         toks = list(key["phrase"]) + ["to", "be"]
@@ -319,27 +348,12 @@ def _all_groups(g, pred, num) -> list[tuple[str, ...]]:
     out = {tuple(g.predicate_group(None, pred, num, t, set())) for t in _RAISING_TENSES if "modal" not in t}
     return sorted(out | {(m, "be", pred) for m in MODALS + NEG_MODALS})
 
-def _withheld(uid, key, g, scope) -> list[tuple[str, ...]]:
-    "The word n-grams kept out of the free corpus for this key (the phrase first)."
+def _withheld(gen, key, g, scope) -> list[tuple[str, ...]]:
+    """The word n-grams kept out of the free corpus for key `key` of paradigm generator `gen` (the phrase first): the
+    phrase, and with `scope='combination'` the generator's `combination` of it (each paradigm says its own)."""
     ph = tuple(key["phrase"])
     if scope == "phrase": return [ph]
-    n, num = key.get("noun"), key["num"]
-    if uid == "determiner_noun_agreement_1":
-        extra = [(d, f) for d in DEMONSTRATIVES["sg"] + DEMONSTRATIVES["pl"] for f in (n.sg, n.pl)]
-    elif uid == "distractor_agreement_relational_noun": extra = [ph[:-1]]
-    elif uid == "anaphor_number_agreement": extra = [(ph[0], *vg, ph[-1]) for vg in _all_vgroups(g, key["verb"], num)]
-    elif uid == "existential_there_quantifiers_1":
-        qs = {a_or_an(n.form(num)) if q == "a" else q for q, _ in WEAK_DETS[num]} | {ph[2]}
-        bes = [w[0 if num == "sg" else 1] for f, w in AGREE.items() if f.startswith("be")]
-        extra = [("there", be, q, n.form(num)) for be in bes for q in qs]
-    elif uid == "irregular_past_participle_verbs":
-        v = key["verb"]
-        extra = [(ph[0], w) for w in (v.base, v.s3, v.past, v.pp, v.ing)]
-    elif uid == "existential_there_subject_raising": extra = [("there", *x) for x in _all_groups(g, key["pred"], num)]
-    else:  # regular_plural_subject_verb_agreement_1
-        words = (key["verb"].s3, key["verb"].base, key["verb"].past) if key["verb"] else AGREE[key["family"]]
-        extra = [(f, w) for f in (n.sg, n.pl) for w in words]
-    return [ph] + [e for e in dict.fromkeys(extra) if _lower(e) != _lower(ph)]
+    return [ph] + [e for e in dict.fromkeys(gen.combination(g, key)) if _lower(e) != _lower(ph)]
 
 # %% ../nbs/02a_blimp.ipynb #e594ff85
 class _Reservations:
@@ -380,12 +394,13 @@ def sentence_for(gen, g: Grammar, key: dict, rng: random.Random, banned: Banned 
 
 # %% ../nbs/02a_blimp.ipynb #22467a74
 def design_pairs(g: Grammar, seed: int, n_per_phenomenon: int, phenomena: Sequence[str], pair_sampling="uniform",
-                 ban_scope="phrase") -> list[tuple[str, str, dict, Pair, list]]:
+                 ban_scope="phrase", gens: dict | None = None) -> list[tuple[str, str, dict, Pair, list]]:
     """[(uid, pairID, key, pair, withheld n-grams)] for every paradigm, keys distinct and non-overlapping; a paradigm
-    with `pairs_per_key` k > 1 draws n/k keys (rounded up) and k pairs around each."""
-    pick, res, out = _picker(g, pair_sampling), _Reservations(), []
+    with `pairs_per_key` k > 1 draws n/k keys (rounded up) and k pairs around each. `gens` (uid → generator class)
+    replaces paradigms' generators: the embedded default's harder forms draw their keys this way."""
+    pick, res, out, gens = _picker(g, pair_sampling), _Reservations(), [], gens or {}
     for uid in phenomena:
-        gen = PARADIGMS[uid]["gen"]()
+        gen = gens.get(uid, PARADIGMS[uid]["gen"])()
         per_key = getattr(gen, "pairs_per_key", 1)
         krng, prng = rng_for(seed, f"keys:{uid}"), rng_for(seed, f"pairs:{uid}")
         keys, fails = [], 0
@@ -397,7 +412,7 @@ def design_pairs(g: Grammar, seed: int, n_per_phenomenon: int, phenomena: Sequen
                 "more nouns (n_nouns)",
             )
             k = gen.key(g, krng, pick)
-            w = _withheld(uid, k, g, ban_scope)
+            w = _withheld(gen, k, g, ban_scope)
             if res.try_add(k["phrase"], w):
                 keys.append((k, w))
                 fails = 0

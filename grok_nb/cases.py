@@ -11,14 +11,17 @@ import numpy as np
 from .core import check, data_dir
 from .data import TokenStream, text_source, train_tokenizer
 from .scoring import greedy_continuation
-from .compartments import CompartmentTokenizer, DisjointTokenizer
+from .compartments import CompartmentTokenizer, DisjointTokenizer, CompartmentStream, compartment_eval_fn
+from .alignment import translation_batches, with_translation
+from .grammar import synthetic_corpus
+from .bilingual import bilingual_corpus
 from .store import build_store, SubsetCorpus, ConcatCorpus
 
 # %% auto #0
 __all__ = ['EN_ZH_FILES', 'FIRST_NAMES', 'LAST_NAMES', 'CITIES', 'UNIS', 'MAJORS', 'EMPLOYERS', 'MONTHS', 'ATTRIBUTES',
-           'BIO_TEMPLATES', 'QUESTIONS', 'CaseData', 'byte_shares', 'corpus_case', 'split_parallel', 'bilingual_case',
-           'load_en_zh', 'bilingual_store', 'make_people', 'render_bio', 'qa_items', 'qa_doc', 'exact_match',
-           'bio_qa_case']
+           'BIO_TEMPLATES', 'QUESTIONS', 'RUN_DATA_PARAMS', 'CaseData', 'byte_shares', 'corpus_case', 'split_parallel',
+           'bilingual_case', 'load_en_zh', 'bilingual_store', 'make_people', 'render_bio', 'qa_items', 'qa_doc',
+           'exact_match', 'bio_qa_case', 'RunData', 'run_data']
 
 # %% ../nbs/30c_cases.ipynb #357d8dce
 @dataclasses.dataclass
@@ -267,3 +270,75 @@ def bio_qa_case(n_people: int = 200, condition: str = "joint", c: int = 2, k_phr
                 info={"n_people": n_people, "n_qa_train_people": n_tr, "n_bios": len(bios), "condition": condition,
                       "byte_share": {"bio": share[0], "qa": share[1]}},
                 proportions=share if cq == 1 else None)
+
+# %% ../nbs/30c_cases.ipynb #3bb9ac17
+RUN_DATA_PARAMS = ("case", "corpus", "tokenizer", "c", "seed", "permute", "proportions", "base_vocab", "n_docs",
+                   "n_valid", "max_tokens", "data_procs", "n_people", "batch_size", "seq_len", "eval_batches",
+                   "eval_split", "n_trans_eval", "translation_fraction", "trans_half", "infonce_weight",
+                   "infonce_pairs", "n_align")
+
+@dataclasses.dataclass
+class RunData:
+    "A study-C run's data (see above)."
+    case: CaseData
+    train_docs: object
+    stream: CompartmentStream
+    eval_fn: Callable
+    trans_eval: bool
+    store: str | list | None
+
+def run_data(p: dict, data_root=None, tok_cache=None, store_cache=None) -> RunData:
+    "The case, training documents, stream and evaluation of a study-C run with parameters `p` (see above)."
+    (case, corpus, tokenizer, c, seed, permute, proportions, base_vocab, n_docs, n_valid, max_tokens, data_procs,
+     n_people, batch_size, seq_len, eval_batches, eval_split, n_trans_eval, translation_fraction, trans_half,
+     infonce_weight, infonce_pairs, n_align) = (p[k] for k in RUN_DATA_PARAMS)
+    data_root = Path(data_root) if data_root is not None else data_dir()
+    train_docs, store = None, None           # the case's documents, or a token store's (max_tokens)
+    if case == "none":
+        if corpus == "embedded":
+            docs, source = synthetic_corpus(n_docs + n_valid, seed=0), "grammar.synthetic_corpus"
+        else:
+            src, source = (data_root / "english", "data/english") if corpus == "english" else (corpus, corpus)
+            docs = list(text_source(src, limit=n_docs + n_valid))
+        check(len(docs) > n_valid, f"corpus {corpus!r} has {len(docs)} documents, need more than n_valid={n_valid}")
+        cs = corpus_case(docs[n_valid:], docs[:n_valid], c, base_vocab, permute=permute, seed=seed, seq_len=seq_len,
+                         n_align=n_align, source=source, cache_dir=tok_cache)
+        if max_tokens is not None:            # train on a token store of the source, validation documents left out
+            st = build_store(src, cs.tokenizer.base, store_cache, max_tokens=max_tokens, n_proc=data_procs)
+            check(st.n_docs > n_valid, f"{st.path}: {st.n_docs} documents within max_tokens={max_tokens}, "
+                  f"need more than n_valid={n_valid}")
+            train_docs, store = SubsetCorpus(st, np.arange(n_valid, st.n_docs)), str(st.path)
+            print(st, "->", train_docs)
+    elif case == "bilingual":
+        if corpus == "zh":
+            parts, names = load_en_zh(data_root, n_docs=n_docs, n_valid=n_valid), ("en", "zh")
+            # the C4 / CLUE validation documents are not translations of each other: align on held-out TED pairs
+            parts, align_pairs = (*parts[:2], parts[2][:-n_align], *parts[3:]), parts[2][-n_align:]
+        else:
+            parts, names = split_parallel(bilingual_corpus(n_docs + n_valid, seed=0), n_valid=n_valid), ("en", "other")
+            align_pairs = None               # the validation documents of the two languages are parallel
+        cs = bilingual_case(*parts, tokenizer=tokenizer, c=c, base_vocab=base_vocab, names=names, cache_dir=tok_cache,
+                            align_pairs=align_pairs, n_align=n_align)
+        if max_tokens is not None:            # train on one token store per language, validation documents left out
+            train_docs, bi_comps, bi_props = bilingual_store(cs, [data_root / f for f in EN_ZH_FILES], store_cache,
+                                                             n_valid, max_tokens, n_proc=data_procs)
+            cs = dataclasses.replace(cs, doc_compartments=bi_comps, proportions=bi_props)
+            store = [str(q.parent.path) for q in train_docs.parts]
+            print(train_docs)
+    else:
+        cs = bio_qa_case(n_people, condition=corpus, c=c, base_vocab=base_vocab, seed=seed, cache_dir=tok_cache)
+    comp_tok = cs.tokenizer
+    train_docs = cs.train_docs if train_docs is None else train_docs
+    pairs_per_batch = infonce_pairs if (infonce_weight > 0 and translation_fraction == 0) else 0
+    mix = proportions if proportions is not None else cs.proportions   # a case's own compartments keep its c = 1 mix
+    stream = CompartmentStream(train_docs, comp_tok, seq_len, batch_size, proportions=mix, seed=seed,
+                               translation_fraction=translation_fraction, doc_compartments=cs.doc_compartments,
+                               pairs=cs.pairs, pairs_per_batch=pairs_per_batch, trans_half=trans_half)
+    train_sets = stream.training_rows(16 * eval_batches) if case == "none" else None   # as many rows as validation
+    eval_fn = compartment_eval_fn(comp_tok, seq_len=seq_len, max_batches=eval_batches, sets=cs.eval_sets,
+                                  extra=cs.extra_eval, split=eval_split and case == "none", train_sets=train_sets)
+    trans_eval = translation_fraction > 0 and cs.pairs is None and case == "none"
+    if trans_eval:                           # held-out pairs: the validation text, never trained on
+        eval_fn = with_translation(eval_fn, translation_batches(docs[:n_valid], comp_tok, seq_len, trans_half,
+                                                                n_trans_eval, seed=seed), comp_tok)
+    return RunData(cs, train_docs, stream, eval_fn, trans_eval, store)

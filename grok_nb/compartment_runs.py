@@ -5,14 +5,15 @@
 # %% ../nbs/30d_compartment_runs.ipynb #d0b7e003
 from __future__ import annotations
 import math
+from pathlib import Path
 import numpy as np
 import pandas as pd
-from .core import RunDir, check
+from .core import RunDir, check, load_json
 
 # %% auto #0
-__all__ = ['DEFAULT_TARGETS', 'LOSS_KEYS', 'eval_curves', 'steps_to_target', 'eval_loss_at', 'run_metrics',
-           'compartment_headline', 'posthoc_stats', 'plateau_change', 'tax_row', 'compartmentalization_tax',
-           'reference_tax']
+__all__ = ['DEFAULT_TARGETS', 'LOSS_KEYS', 'RUN_TAX_MATCH', 'eval_curves', 'steps_to_target', 'eval_loss_at', 'run_metrics',
+           'compartment_headline', 'posthoc_stats', 'plateau_change', 'tax_row', 'compartmentalization_tax', 'run_tax',
+           'train_summary', 'reference_tax']
 
 # %% ../nbs/30d_compartment_runs.ipynb #c45332b0
 DEFAULT_TARGETS = (7.0, 6.5, 6.0, 5.5, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5)
@@ -131,6 +132,26 @@ def compartmentalization_tax(results: list[dict], match=("size", "seed", "case",
         head = {"run_id": r.get("run_id"), **{m: p(r).get(m) for m in match}, "c": c, "init": p(r).get("init")}
         rows += [{**head, "target": float(t), **tax_row(s.get(t), s1.get(t), f, f1)} for t in s]
     return rows
+
+# %% ../nbs/30d_compartment_runs.ipynb #bf64d24e
+RUN_TAX_MATCH = ("size", "seed", "case", "corpus", "steps", "lr", "weight_decay", "base_vocab", "n_docs", "batch_size",
+                 "seq_len")
+
+def run_tax(results: dict, run_path, key: str = "val_within", match=RUN_TAX_MATCH) -> list[dict]:
+    "The `compartmentalization_tax` rows of the run at `run_path` against the finished runs beside it (see above)."
+    run_path = Path(run_path)
+    others = [load_json(p) for p in sorted(run_path.parent.glob("*/results.json")) if p.parent.name != run_path.name]
+    return [r for r in compartmentalization_tax(others + [results], match=match, key=key)
+            if r["run_id"] == run_path.name]
+
+# %% ../nbs/30d_compartment_runs.ipynb #fd8b622e
+def train_summary(history: list[dict]) -> dict:
+    "`final_train_loss`, `tokens_per_s` (the last training record's) and `final_extra` (see above)."
+    train_recs = [r for r in history if "loss" in r and r.get("event") != "eval"]
+    last_eval = [r for r in history if r.get("event") == "eval"][-1]
+    return {"final_train_loss": train_recs[-1]["loss"] if train_recs else None,
+            "tokens_per_s": train_recs[-1].get("tokens_per_s") if train_recs else None,
+            "final_extra": {k: v for k, v in last_eval.items() if k.startswith("qa_em")}}
 
 # %% ../nbs/30d_compartment_runs.ipynb #4d7b2f85
 def reference_tax(history: list[dict], history_c1: list[dict], steps: float, steps_c1: float,

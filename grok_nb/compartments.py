@@ -9,17 +9,17 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 from fastcore.basics import patch
-from .core import GrokError, check
+from .core import GrokError, check, RunDir, append_jsonl, evaluating
 from .data import TokenStream, text_source
 from .store import SubsetCorpus, tokenizer_fingerprint
 from .models import build_model
-from .train import lm_loss_sum
+from .train import lm_loss_sum, train_or_launch
 
 # %% auto #0
 __all__ = ['TRANS_TEXT', 'ROW_BLOCK', 'CompartmentTokenizer', 'DisjointTokenizer', 'assign_documents', 'CompartmentStream',
            'duplicate_embeddings', 'build_compartment_model', 'compartment_logprobs', 'expand_to_compartments',
            'check_model_vocab', 'validation_batches', 'within_loss_sum', 'batches_loss', 'tokens_per_byte',
-           'compartment_eval_fn']
+           'compartment_eval_fn', 'posthoc_pretrain']
 
 # %% ../nbs/30_compartments.ipynb #80fadb2a
 TRANS_TEXT = "<|trans|>"
@@ -657,3 +657,19 @@ def compartment_eval_fn(comp_tok, valid_docs=None, seq_len: int = 64, batch_size
         return out
     eval_fn.sets = list(data)
     return eval_fn
+
+# %% ../nbs/30_compartments.ipynb #904d3681
+def posthoc_pretrain(size: str, comp_tok, train_docs, n_docs: int, eval_sets: dict, run_dir, steps: int, *,
+                     seq_len: int, batch_size: int, seed: int, model_kw: dict | None = None, **train_kw) -> dict:
+    "Train the c = 1 model a post-hoc run expands (see above)."
+    check(comp_tok.shared_base, "init='posthoc' needs a shared base tokenizer")
+    c1_tok = CompartmentTokenizer(comp_tok.base, 1, trans_token=False)
+    c1_stream = CompartmentStream(train_docs, c1_tok, seq_len, batch_size, seed=seed,
+                                  doc_compartments=np.zeros(n_docs, int))
+    c1_eval = compartment_eval_fn(c1_tok, seq_len=seq_len, sets={k: (d, 0) for k, (d, _) in eval_sets.items()})
+    m1 = build_compartment_model(size, c1_tok, seed=seed, **(model_kw or {}))
+    pre_rd = RunDir(run_dir)
+    if not pre_rd.metrics():
+        with evaluating(m1): append_jsonl({"step": 0, "event": "eval", **c1_eval(m1, 0)}, pre_rd.metrics_file)
+    return train_or_launch(m1, c1_stream, steps, run_dir=pre_rd, eval_fn=c1_eval, checkpoint_steps=[steps], seed=seed,
+                           **train_kw)

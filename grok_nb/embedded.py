@@ -81,6 +81,24 @@ def _window(docs, n_docs, window_docs=None, window_words=None) -> int:
         window_docs = int(min(len(docs), np.searchsorted(cum, window_words) + 1))
     return window_docs or max(1, n_docs // 10)
 
+# %% ../nbs/10a_embedded.ipynb #8f164351
+def _insert_at(docs, tags, toks, t, window_docs, rng) -> None:
+    "Insert sentence `toks` (tags `t`) at a random sentence boundary of a random document of the first `window_docs`."
+    d = rng.randrange(window_docs)
+    pos = rng.randint(0, len(docs[d]))
+    docs[d].insert(pos, toks)
+    tags[d].insert(pos, t)
+
+def _insert_free(make, base_tags, docs, tags, banned, window_docs, rng, what: str) -> None:
+    """`_insert_at` a sentence `make(t)` (which adds its tags to `t`, a fresh copy of `base_tags`), re-drawn until
+    `banned` finds no withheld phrase in it: 200 tries, then a `GrokError` naming `what`."""
+    for _attempt in range(200):
+        t = set(base_tags)
+        toks = make(t)
+        if not banned.hit(toks): break
+    else: raise GrokError(f"no {what} free of withheld phrases in 200 tries")
+    _insert_at(docs, tags, toks, t, window_docs, rng)
+
 # %% ../nbs/10a_embedded.ipynb #34c48035
 def _insert_exposures(g, design, exposed, docs, tags, banned, window_docs, n_exposures, rng, gens=None) -> None:
     """Insert `n_exposures` sentences around each exposed key into `docs` (and their tags into `tags`), in place;
@@ -93,10 +111,7 @@ def _insert_exposures(g, design, exposed, docs, tags, banned, window_docs, n_exp
         gen, allow = gens.get(uid, PARADIGMS[uid]["gen"])(), {tuple(x.lower() for x in w) for w in withheld}
         for _ in range(n_exposures):
             p, t = sentence_for(gen, g, key, rng, banned, allow)
-            d = rng.randrange(window_docs)
-            pos = rng.randint(0, len(docs[d]))
-            docs[d].insert(pos, p.good)
-            tags[d].insert(pos, t | {"inserted"})
+            _insert_at(docs, tags, p.good, t | {"inserted"}, window_docs, rng)
             if getattr(gen, "counterparts", False): _insert_counterparts(g, key, docs, tags, banned, window_docs, rng)
 
 # %% ../nbs/10a_embedded.ipynb #cc967c89
@@ -140,15 +155,8 @@ def _insert_controls(g, design, exposed, docs, tags, banned, window_docs, n_cont
         for w in key["phrase"]:
             if w not in roles: continue
             for _ in range(n_controls):
-                for _attempt in range(200):
-                    t = {"control"}
-                    toks = _carrier(g, roles[w], rng, t)
-                    if not banned.hit(toks): break
-                else: raise GrokError(f"{uid}: no carrier sentence for {w!r} free of withheld phrases in 200 attempts")
-                d = rng.randrange(window_docs)
-                pos = rng.randint(0, len(docs[d]))
-                docs[d].insert(pos, toks)
-                tags[d].insert(pos, t)
+                _insert_free(lambda t: _carrier(g, roles[w], rng, t), {"control"}, docs, tags, banned, window_docs,
+                             rng, f"carrier sentence for {w!r} ({uid})")
                 n += 1
     return n
 
@@ -204,28 +212,6 @@ class _HardRaising(_Raising):
 HARD_FORMS = {"irregular_past_participle_verbs": _HardParticiple, "existential_there_subject_raising": _HardRaising}
 
 # %% ../nbs/10a_embedded.ipynb #dd4a5893
-def _design(g, seed, n_per_phenomenon, phenomena, pair_sampling="uniform", ban_scope="phrase", gens=None) -> list:
-    "`design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope)` with generators from `gens`."
-    pick, res, out, gens = _picker(g, pair_sampling), _Reservations(), [], gens or {}
-    for uid in phenomena:
-        gen = gens.get(uid, PARADIGMS[uid]["gen"])()
-        per_key = getattr(gen, "pairs_per_key", 1)
-        krng, prng = rng_for(seed, f"keys:{uid}"), rng_for(seed, f"pairs:{uid}")
-        keys, fails = [], 0
-        while len(keys) < -(-n_per_phenomenon // per_key):
-            check(fails < 3000, f"{uid}: drew only {len(keys)} distinct critical phrases of n_per_phenomenon="
-                                f"{n_per_phenomenon} (3,000 draws in a row repeated or overlapped earlier ones)")
-            k = gen.key(g, krng, pick)
-            w = _withheld(uid, k, g, ban_scope)
-            if res.try_add(k["phrase"], w):
-                keys.append((k, w))
-                fails = 0
-            else: fails += 1
-        for pid in range(n_per_phenomenon):
-            k, w = keys[pid // per_key]
-            out.append((uid, str(pid), k, sentence_for(gen, g, k, prng)[0], w))
-    return out
-
 def _insert_counterparts(g, key, docs, tags, banned, window_docs, rng) -> int:
     """Insert the control counterparts (`_counterpart`) of one exposure sentence of a hard raising key into the window,
     in place: on average as many as there are control predicates per raising predicate of its kind (11 / 9 for
@@ -235,15 +221,8 @@ def _insert_counterparts(g, key, docs, tags, banned, window_docs, rng) -> int:
              else len(CONTROL_VERBS) / len(RAISING_VERBS))
     n = int(ratio) + (rng.random() < ratio - int(ratio))
     for _ in range(n):
-        for _attempt in range(200):
-            t = {"raising", "counterpart"}
-            toks = _counterpart(g, key, rng, t)
-            if not banned.hit(toks): break
-        else: raise GrokError(f"no counterpart for {' '.join(key['phrase'])!r} free of withheld phrases in 200 tries")
-        d = rng.randrange(window_docs)
-        pos = rng.randint(0, len(docs[d]))
-        docs[d].insert(pos, toks)
-        tags[d].insert(pos, t)
+        _insert_free(lambda t: _counterpart(g, key, rng, t), {"raising", "counterpart"}, docs, tags, banned,
+                     window_docs, rng, f"counterpart for {' '.join(key['phrase'])!r}")
     return n
 
 def _counterpart(g, key, rng, tags) -> list[str]:
@@ -308,8 +287,7 @@ def make_embedded_default(seed: int = 0, n_docs: int = 20_000, n_per_phenomenon:
           f"hard_forms withhold exact phrases only (ban_scope 'phrase'), got ban_scope={ban_scope!r}")
     g = Grammar(n_nouns, zipf, raising_share, order_share, hard_forms)
     gens = HARD_FORMS if hard_forms else {}
-    if hard_forms: design = _design(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope, gens)
-    else: design = design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope)
+    design = design_pairs(g, seed, n_per_phenomenon, phenomena, pair_sampling, ban_scope, gens)
     exposed = _exposed_split(design, phenomena, rng_for(seed, "split"), exposed_share)
     banned = Banned(ng for *_, withheld in design for ng in withheld)
     docs, tags, _, n_rejected = generate_docs(g, n_docs, rng_for(seed, "corpus"), banned, sentences_per_doc)

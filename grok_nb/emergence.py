@@ -17,10 +17,11 @@ from .scoring import greedy_match
 
 # %% auto #0
 __all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES', 'VERBS', 'SPATIAL_PREPOSITIONS',
-           'IOI_TEMPLATES', 'SEPARATORS', 'TASKS', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus',
-           'repeated_ngram_share', 'Task', 'prefix_id', 'word_tokens', 'single_token_names', 'string_repetition',
-           'in_context_repetition', 'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes',
-           'Suite', 'HFPythiaSuite', 'LocalSuite', 'train_local_suite']
+           'IOI_TEMPLATES', 'SEPARATORS', 'TASKS', 'LOCAL_TRAIN_KEYS', 'filler_sentence', 'ioi_sentence', 'story',
+           'capability_corpus', 'repeated_ngram_share', 'Task', 'prefix_id', 'word_tokens', 'single_token_names',
+           'string_repetition', 'in_context_repetition', 'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks',
+           'pass_rate', 'passes', 'Suite', 'HFPythiaSuite', 'LocalSuite', 'train_local_suite', 'study_suite',
+           'study_tasks']
 
 # %% ../nbs/20_emergence.ipynb #ee863fa0
 # bump when `capability_corpus` changes what it generates (cached mini-suites are keyed by it); 2: IOI in both orders
@@ -542,3 +543,73 @@ def train_local_suite(
                               **size_overrides.get(size, {})}, ckpts, nproc=nproc, device=device, progress=progress,
                               train_kwargs=train_kwargs)
     return LocalSuite(runs_dir, device=device)
+
+# %% ../nbs/20_emergence.ipynb #34e81058
+LOCAL_TRAIN_KEYS = ("steps", "lr", "batch_size", "seq_len", "warmup", "checkpoint_every", "tokenizer", "vocab_size",
+                    "n_docs", "p_base", "story_rates", "corpus_seed")
+
+def study_suite(suite: str, sizes: Sequence[str], seeds: Sequence[int], train: dict, *,
+                size_overrides: dict | None = None, suite_dir=None, hub_root=None, hub_cache=None, hub_steps=None,
+                device: str = "cpu", nproc: int = 1, train_kwargs: dict | None = None, progress: bool = True):
+    """The study's suite (see above) as a namespace: `suite`, `tokenizer`, `runs`, `train_seconds`, `suite_dir`,
+    `repeat_share` and `c4_share` (None on the hub). `train`: a dict with the `LOCAL_TRAIN_KEYS`
+    (the run's params will do: other keys are ignored; used by `local` only)."""
+    import time
+    from types import SimpleNamespace
+    from grok_nb.core import cache_dir, data_dir, run_id
+    from grok_nb.grammar import synthetic_corpus
+    if suite != "local":
+        model_suite = HFPythiaSuite(root=hub_root, cache_dir=hub_cache, device=device, schedule=hub_steps)
+        if suite == "pythia" and list(seeds) != [0]:
+            print(f"suite='pythia' is the original run (seed 0); ignoring seeds {seeds}")
+        return SimpleNamespace(suite=model_suite, tokenizer=model_suite.tokenizer(sizes[0]), train_seconds=0.0,
+                               suite_dir=None, repeat_share=None, c4_share=None,
+                               runs=[(s, n) for s in sizes for n in ([0] if suite == "pythia" else seeds)])
+    missing = sorted(set(LOCAL_TRAIN_KEYS) - set(train))
+    check(not missing, f"study_suite: the local suite needs training parameters {missing}")
+    train_params = {k: train[k] for k in LOCAL_TRAIN_KEYS}
+    train_params["corpus_version"] = CORPUS_VERSION
+    if size_overrides: train_params["size_overrides"] = size_overrides
+    sdir = Path(suite_dir) if suite_dir else cache_dir("mini_suite") / run_id("mini_suite", train_params)
+    sdir.mkdir(parents=True, exist_ok=True)
+    n_docs, p_base, seed = train["n_docs"], train["p_base"], train["corpus_seed"]
+    base = synthetic_corpus(max(1, int(round(n_docs * p_base))), seed=seed)
+    docs = capability_corpus(n_docs, seed=seed, base_docs=base, p_base=p_base, **train["story_rates"])
+    tok = train_tokenizer(docs, train["vocab_size"], kind=train["tokenizer"], cache_dir=cache_dir("tokenizers"))
+    t0 = time.time()
+    # each member trains under its own file lock: runs sharing the suite train different members side by side
+    model_suite = train_local_suite(sdir, sizes, seeds, train["steps"], docs, tokenizer=tok,
+                                    vocab_size=train["vocab_size"], seq_len=train["seq_len"],
+                                    batch_size=train["batch_size"], lr=train["lr"], warmup=train["warmup"],
+                                    pythia_every=train["checkpoint_every"], size_overrides=size_overrides,
+                                    device=device, nproc=nproc, progress=progress, train_kwargs=train_kwargs)
+    train_seconds = time.time() - t0
+    tok = model_suite.tokenizer()
+    print(f"suite {sdir} ({len(docs)} documents, vocabulary {len(tok)}); training took {train_seconds:.0f} s")
+    seq_len = train["seq_len"]
+    repeat_share = repeated_ngram_share([d.split() for d in docs], n=4, window=seq_len)
+    c4 = data_dir("english", "c4_en_sample1000.jsonl.gz")
+    c4_share = repeated_ngram_share([d.split() for d in text_source(c4)], n=4, window=seq_len)
+    print(f"repeated 4-grams within {seq_len}-word windows: corpus {repeat_share:.3f}, C4 sample {c4_share:.3f}")
+    return SimpleNamespace(suite=model_suite, tokenizer=tok, runs=[(s, n) for s in sizes for n in seeds],
+                           train_seconds=train_seconds, suite_dir=sdir, repeat_share=repeat_share, c4_share=c4_share)
+
+# %% ../nbs/20_emergence.ipynb #c6c4ac6e
+def study_tasks(tasks: dict, tokenizer, n_prompts: int, pass_threshold: float, local: bool = True,
+                word_level: bool = False, verbose: bool = True) -> tuple[dict, dict]:
+    """`(task_objs, thresholds)`: per task name, the `Task` (`n_prompts` prompts, seed 0) and its threshold (see
+    above); `local`: a local suite, `word_level`: its tokenizer is word-level. `verbose` prints one example each."""
+    task_objs, thresholds = {}, {}
+    for name, spec in tasks.items():
+        kw = dict(spec)
+        thresholds[name] = float(kw.pop("threshold", pass_threshold))
+        if local and name in ("string_repetition", "pattern_completion"):
+            kw.setdefault("pool", lexicon_tokens(tokenizer))
+        if local and word_level and name == "string_repetition": kw.setdefault("sep", ".")
+        if name == "ioi": kw.setdefault("names", single_token_names(tokenizer))
+        task_objs[name] = TASKS[name](tokenizer, n=n_prompts, seed=0, **kw)
+    if verbose:
+        for name, task in task_objs.items():
+            print(f"{name:22s} threshold {thresholds[name]:.2f}  e.g. {tokenizer.decode(task.prompts[0][1:])!r} -> "
+                  f"{tokenizer.decode(task.targets[0])!r}")
+    return task_objs, thresholds

@@ -14,7 +14,8 @@ from .attention import capture_attention
 
 # %% auto #0
 __all__ = ['CLASSES', 'repeated_sequences', 'previous_token_score', 'induction_score', 'uniformity', 'head_class', 'scores_table',
-           'head_scores', 'checkpoint_head_scores', 'class_onsets', 'first_onsets', 'onset_lags', 'lag_summary']
+           'head_scores', 'checkpoint_head_scores', 'class_onsets', 'first_onsets', 'onset_lags', 'lag_summary',
+           'run_head_classes']
 
 # %% ../nbs/20d_head_classes.ipynb #ac162e6a
 def repeated_sequences(pool: Sequence[int], n: int = 16, length: int = 16, seed: int = 0,
@@ -157,3 +158,12 @@ def lag_summary(lags: pd.DataFrame) -> pd.DataFrame:
                          share_no_later=float((lag <= 0).mean()) if len(lag) else None,
                          share_within_1=float((lag.abs() <= 1).mean()) if len(lag) else None))
     return pd.DataFrame(rows)
+
+# %% ../nbs/20d_head_classes.ipynb #e3c37489
+def run_head_classes(suite, runs: Sequence[tuple], seqs: torch.Tensor, length: int, table: pd.DataFrame,
+                     steps: Sequence[int] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    "`(heads, first, lags)`: `checkpoint_head_scores` (offset 1), `first_onsets` and `onset_lags` (see above)."
+    heads = checkpoint_head_scores(suite, runs, seqs, length, offset=1, steps=steps)
+    run_steps = {(s, n): sorted(set(heads[(heads["size"] == s) & (heads.seed == n)].step)) for s, n in runs}
+    first = first_onsets(class_onsets(heads))
+    return heads, first, onset_lags(first, table, run_steps)

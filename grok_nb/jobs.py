@@ -14,12 +14,11 @@ from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study
 from .status import BAD_STATUSES
 
 # %% auto #0
-__all__ = ['PROFILES_DIR', 'DESIGNS_FILE', 'GROKKING_DESIGN', 'EMERGENCE_SUITE', 'EMERGENCE_DEMO', 'COMPARTMENTS_DEMO',
-           'COMPARTMENTS_TRANSLATION', 'COMPARTMENTS_CAPACITY', 'PROFILE_FIELDS', 'GROUP_FIELDS', 'PROFILES',
-           'PROFILE_RUNS', 'profiles_dir', 'read_yaml', 'check_params_mapping', 'load_designs', 'design',
-           'demo_grokking', 'demo_emergence', 'demo_sparse_attention', 'demo_compartments', 'demo_jobs', 'demo',
-           'expand_grid', 'Profile', 'load_profile', 'profile_jobs', 'load_profiles', 'run_profile', 'profile_table',
-           'parse_params', 'study_names', 'describe_params', 'main']
+__all__ = ['PROFILES_DIR', 'DESIGNS_FILE', 'GROKKING_DESIGN', 'EMERGENCE_SUITE', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
+           'COMPARTMENTS_CAPACITY', 'PROFILE_FIELDS', 'GROUP_FIELDS', 'PROFILES', 'PROFILE_RUNS', 'profiles_dir',
+           'read_yaml', 'check_params_mapping', 'load_designs', 'design', 'demo_jobs', 'demo', 'expand_grid', 'Profile',
+           'load_profile', 'profile_jobs', 'load_profiles', 'run_profile', 'profile_table', 'parse_params',
+           'study_names', 'describe_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #56d70387
 PROFILES_DIR = PROJECT_ROOT / "profiles"
@@ -100,35 +99,10 @@ def design(name: str, folder=None) -> dict:
 # tail, raising and control clauses, word-frequency controls for the unexposed phrases, the corpus sized to one pass
 GROKKING_DESIGN = design("grokking")
 
-def demo_grokking() -> list[tuple[str, dict]]:
-    """Study A's demo runs: the profile's design, the largest slice of it that fits the demo's share (3 seeds of 160
-    steps, 388 worker-seconds at 200; checkpoints every 5 steps to 60, where the learnable phenomena cross, then 20)."""
-    return [("grokking", p) for p in grid(seed=[0, 1, 2], steps=160, checkpoint_every=5, dense_until=60, late_every=20,
-                                          n_per_phenomenon=150, analysis_pairs=30, analysis_every=2, head_window=40,
-                                          **GROKKING_DESIGN)]
-
 # %% ../nbs/90a_jobs.ipynb #34cb56de
 # the mini-suite of study B: GPT-NeoX sizes whose heads leave rotary room (head dim 32: pythia-tiny with 2 heads of 32,
 # pythia-tiny-2 with 4 of 32), 3,000 steps of 16 x 128 tokens at lr 3e-3 (cosine), Pythia-shaped checkpoints
 EMERGENCE_SUITE = design("emergence_suite")      # profiles/_designs.yaml
-# the demo keeps one member of the profile's suite: pythia-tiny-2, seed 0 (measured: 559 worker-seconds of training
-# and 43 of evaluation); patching from 4 checkpoints before (42 more) is left to a sweep, for the demo's budget
-EMERGENCE_DEMO = dict(EMERGENCE_SUITE, sizes=["pythia-tiny-2"], seeds=[0])
-
-def demo_emergence() -> list[tuple[str, dict]]:
-    "Study B's suite run: it trains the mini-suite's member, so the pool takes it first."
-    return [("emergence", {**EMERGENCE_DEMO, "patch_span": 1})]
-
-# %% ../nbs/90a_jobs.ipynb #0d53c3c9
-def demo_sparse_attention() -> list[tuple[str, dict]]:
-    """Study B's synthetic-task runs: one variable at a time against the defaults (S 8, s 2, 4 heads of 16, d 64);
-    15 runs, 346–357 worker-seconds measured. Context length (at s = 1) and pre-pretraining (none / Dyck / neural CA /
-    random tokens at these defaults, the same runs plus Dyck) are the profile's."""
-    seeds = [0, 1, 2]
-    return [("sparse_attention", p) for p in grid(seed=seeds)                      # the defaults
-            + grid(seed=seeds, bias_strength=8.0)                                  # the ground-truth attention bias
-            + [dict(seed=s, n_heads=h, d_head=64 // h) for h in (1, 16) for s in seeds]   # heads at fixed d 64
-            + grid(seed=seeds, arch="mlp_mixer")]                                  # token mixing without attention
 
 # %% ../nbs/90a_jobs.ipynb #d094aeac
 # study C's designs (profiles/_designs.yaml says what each is): the demo's 300 steps on 4,000 documents, alignment
@@ -138,25 +112,11 @@ COMPARTMENTS_DEMO = design("compartments_demo")
 COMPARTMENTS_TRANSLATION = design("compartments_translation")
 COMPARTMENTS_CAPACITY = design("compartments_capacity")
 
-def demo_compartments() -> list[tuple[str, dict]]:
-    """Study C's demo slice (gpt-tiny, one seed): the tax at c = 1, 2, 4, 8; duplicated init at c = 4; InfoNCE at
-    c = 2; the two languages at equal total vocabulary. The full sweeps, post-hoc duplication (after 1,000 steps of
-    c = 1, at c = 2, 4, 8), translation where the model learns it, and biographies vs QA in the paper's four
-    conditions are profile c (`profiles/c.yaml`): the demo's post-hoc pair and its 300-step translation pair (never
-    learned at 300 steps) took ~200 of its worker-seconds."""
-    D = dict(seed=0, **COMPARTMENTS_DEMO)
-    L = dict(D, case="bilingual")
-    return [("compartments", p) for p in
-            [{**D, "c": c} for c in (8, 4, 2, 1)]
-            + [{**D, "c": 4, "init": "duplicate"}]
-            + [{**D, "c": 2, "infonce_weight": 1.0}]                                     # intervention
-            + [{**L, "tokenizer": "shared", "c": 1, "base_vocab": 2048},  # 2 x 1,024 ids, as the disjoint pair
-               {**L, "tokenizer": "disjoint", "c": 2}]]                                 # case study
-
 # %% ../nbs/90a_jobs.ipynb #9973164d
 def demo_jobs() -> list[tuple[str, dict]]:
-    "The demo's runs, in the order the pool takes them: the suite-training emergence run (the longest) first."
-    return demo_emergence() + demo_grokking() + demo_compartments() + demo_sparse_attention()
+    """The demo's runs, in the order the pool takes them (the suite-training emergence run, the longest, first): the
+    profile file `profiles/demo.yaml` (`profile_jobs`, below)."""
+    return profile_jobs("demo")
 
 # %% ../nbs/90a_jobs.ipynb #61b991e8
 def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=None) -> int:
@@ -343,14 +303,15 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
 # %% ../nbs/90a_jobs.ipynb #27def45e
 def profile_table(figures=None):
     """Every profile (`profiles/*.yaml`) as a DataFrame: `profile`, `runs`, `wall` (the measured wall time of its last
-    run, from `figures/profile-<name>/summaries/run_info.json`; "" where it has not run), `measured` (that date) and
+    run, from `figures/profile-<name>/summaries/run_info.json`, the demo's from `figures/summaries/`; "" where it has
+    not run), `measured` (that date) and
     `summary`."""
     import pandas as pd
     from grok_nb.sweep import run_info
     root = Path(figures or figures_root())
     rows = []
     for name, prof in load_profiles().items():
-        info = run_info(root / f"profile-{name}")
+        info = run_info(root if name == "demo" else root / f"profile-{name}")
         wall = info.get("wall_seconds")
         rows.append(dict(profile=name, runs=len(profile_jobs(name)),
                          wall="" if wall is None else f"{wall / 60:.0f} min", measured=info.get("date", ""),

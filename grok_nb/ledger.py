@@ -504,13 +504,18 @@ def _a2(rows: dict) -> Outcome:
                    effect=f"exposed first at p < 0.05 (Holm) in {n_rep} of 5: " + ", ".join(
                        f"{k} {x}" for k, x in zip(A_PHENOMENA, v)))
 
+def _a_shift(value, testable_only=False, **kw):
+    """Study A's paired test: `value` of each (run, phenomenon) unit (`_a_units`: all, or the testable ones only),
+    averaged per run, signed-rank over runs."""
+    return paired_shift(lambda t: _a_units(t, testable_only), value,
+                        unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs", **kw)
+
 CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
     Claim("A2", "A", "the delay is significant (p < 0.05) in five phenomena", "the five A1 rows", A_TABLE, None,
           kind="derived", derive=_a2, figure="grokking_delta_t.png", command=A_CMD),
     Claim("A3a", "A", "the delay is tied to verbatim exposure of the phrase", "accuracy of phrases seen ≥ 5 times "
           "minus unseen ones at equal step, per (run, testable phenomenon), averaged per run; signed-rank over runs",
-          A_TABLE, paired_shift(_a_units, lambda d: d.dose_top, unit="(run, phenomenon) units", fmt="+.3f",
-                                cluster=["run_id"], cluster_unit="runs"),
+          A_TABLE, _a_shift(lambda d: d.dose_top, testable_only=True, fmt="+.3f"),
           of_interest=0.05, of_interest_text="5 accuracy points", figure="grokking_dose.png", command=A_CMD),
     Claim("A3b", "A", "the unexposed split still generalizes later (delayed generalization)",
           "share of units with the exposed split first whose unexposed split reaches a sustained 0.8 within the "
@@ -520,26 +525,22 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
     Claim("A4", "A", "the AUROC of grammatical concept vectors rises during pre-training",
           "held-out probe AUROC at the last minus the first analysed checkpoint, per (run, phenomenon), averaged per "
           "run; signed-rank over runs", A_TABLE,
-          paired_shift(lambda t: _a_units(t, False), lambda d: d.auroc_last - d.auroc_first,
-                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
+          _a_shift(lambda d: d.auroc_last - d.auroc_first),
           of_interest=0.05, of_interest_text="+0.05 AUROC", figure="grokking_concepts.png", command=A_CMD),
     Claim("A5", "A", "after the transition the effective rank of the concept vectors rises",
           "log(effective rank after / before the phenomenon's transition), per (run, phenomenon), averaged per run; "
           "signed-rank over runs", A_TABLE,
-          paired_shift(lambda t: _a_units(t, False), lambda d: np.log(d.erank_after / d.erank_before),
-                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
+          _a_shift(lambda d: np.log(d.erank_after / d.erank_before)),
           of_interest=math.log(1.1), of_interest_text="a 10% rise", figure="grokking_concepts.png", command=A_CMD),
     Claim("A6", "A", "critical→context attention rises in a few specific heads, not uniformly",
           "rise of the top-3 heads (ranked on half A of the phrases) minus the mean head's rise, measured on half B, "
           "around the transition, per (run, phenomenon), averaged per run; signed-rank over runs", A_TABLE,
-          paired_shift(lambda t: _a_units(t, False), lambda d: d.heads_b_top - d.heads_b_all,
-                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
+          _a_shift(lambda d: d.heads_b_top - d.heads_b_all),
           of_interest=0.02, of_interest_text="+0.02 attention mass", figure="grokking_heads.png", command=A_CMD),
     Claim("A7", "A", "those heads are phenomenon-specific (different heads for different phenomena)",
           "split-half Jaccard of a phenomenon's top heads minus their mean Jaccard with other phenomena' top heads, "
           "per (run, phenomenon), averaged per run; signed-rank over runs", A_TABLE,
-          paired_shift(lambda t: _a_units(t, False), lambda d: d.j_split_half - d.j_between,
-                       unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs"),
+          _a_shift(lambda d: d.j_split_half - d.j_between),
           of_interest=0.2, of_interest_text="+0.2 Jaccard", figure="grokking_heads.png", command=A_CMD),
 ]
 

@@ -14,7 +14,7 @@ from .search import sustained_emergence_step
 # %% auto #0
 __all__ = ['BLIMP_COLUMNS', 'parse_model', 'load_pythia_blimp', 'human_thresholds', 'curve_emergence', 'emergence_by_model',
            'pass_shares', 'size_trend', 'dedup_pairs', 'sign_test', 'dedup_summary', 'size_spread', 'spread_summary',
-           'search_stats']
+           'search_stats', 'pythia_summary']
 
 # %% ../nbs/20c_pythia_curves.ipynb #0b541c92
 def parse_model(name: str) -> tuple[str, bool, float]:
@@ -182,3 +182,38 @@ def search_stats(table: pd.DataFrame) -> dict:
     return dict(n_curves=len(table), fallback=float(table.fallback.mean()), transient=float(table.transient.mean()),
                 ever_passes=float(table.ever_passes.mean()), sustained=float(table.emergence_step.notna().mean()),
                 from_first=float(table.from_first.mean()))
+
+# %% ../nbs/20c_pythia_curves.ipynb #35dce481
+def pythia_summary(tables: dict, shares: dict, dedup: dict, spread: dict) -> tuple[list[str], dict]:
+    """`(lines, values)` of the Pythia report (see above), over the threshold labels of `tables` (emergence tables)
+    with their `pass_shares`, `dedup_summary` and `size_spread`."""
+    from grok_nb.sweep import table_values
+    lines, values = [], {}
+    for k, t in tables.items():
+        st, s, d = search_stats(t), shares[k], dedup[k]
+        rho = size_trend(s)
+        values |= {f"{k}.search.{n}": float(v) for n, v in st.items()}
+        values |= {f"{k}.rho.{'deduped' if dd else 'standard'}": float(r) for dd, r in rho.items()}
+        values |= {f"{k}.dedup.{n}": (float(v) if isinstance(v, float) else int(v)) for n, v in d.items()}
+        values |= table_values(
+            s.assign(key=[f"{'deduped' if dd else 'standard'}.{z}" for dd, z in zip(s.deduped, s["size"])]).set_index(
+                "key")[["sustained"]], f"{k}.shares.")
+        lines.append(
+            f"threshold {k}: {st['n_curves']} curves; search fell back to its linear scan on {st['fallback']:.1%}, "
+            f"a transient crossing in {st['transient']:.1%}; sustained {st['sustained']:.1%}, from the first "
+            f"checkpoint {st['from_first']:.1%}")
+        for dd in (False, True):
+            g = s[s.deduped == dd]
+            lines.append(f"  {'deduped' if dd else 'standard'} UIDs sustained by size: "
+                         + ", ".join(f"{r['size']} {r['sustained']:.2f}" for r in g.to_dict("records"))
+                         + f" (ρ with size {rho[dd]:+.2f})")
+        lines.append(f"  deduped vs standard ({d['n_pairs']} size × UID pairs): both {d['both']}, only standard "
+                     f"{d['only_standard']}, only deduped {d['only_deduped']}, neither {d['neither']}; among both, "
+                     f"deduped earlier {d['deduped_earlier']}, same {d['same']}, later {d['deduped_later']} (sign test "
+                     f"p = {d['sign_test_p']:.2g})")
+        for r in spread_summary(spread[k]).to_dict("records"):
+            lines.append(f"  across sizes ({'deduped' if r['deduped'] else 'standard'}, {r['n_uids']} UIDs sustained "
+                         f"by ≥ 2 sizes): median spread {r['median_range'] / 1000:.0f}k steps, all at one checkpoint "
+                         f"{r['share_same_step']:.0%}; larger earlier (τ < 0) {r['share_larger_earlier']:.0%}, later "
+                         f"{r['share_larger_later']:.0%} of {r['n_tau']} UIDs")
+    return lines, values

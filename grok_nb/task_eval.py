@@ -4,21 +4,23 @@
 
 # %% ../nbs/21a_task_eval.ipynb #46703ae6
 from __future__ import annotations
-import contextlib, math, re
+import contextlib, math, re, time
 from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
 import torch
-from .core import check, evaluating
-from .train import lm_loss
-from .attention import capture_attention
-from .synthetic import attention_alignment, position_accuracy, plateau_length
+from .core import check, evaluating, write_jsonl
+from .train import lm_loss, train_or_launch
+from .attention import capture_attention, attention_bias
+from .synthetic import attention_alignment, position_accuracy, plateau_length, target_bias
+from .synthetic import Dyck, NeuralCA, RandomTokens
 
 # %% auto #0
 __all__ = ['NOT_GROUPING', 'PARAM_SYMBOLS', 'PARAM_PARTNERS', 'row_alignment', 'uniform_alignment', 'bias_off', 'measure_task',
-           'evaluate_task', 'eval_record', 'end_on_eval', 'PlateauStop', 'loss_curve', 'run_summary', 'censored_median',
-           'param_text', 'varied_params', 'param_relevant', 'run_label', 'sort_key', 'axis_value', 'comparison',
-           'comparison_cells', 'select_runs', 'superiority', 'claim_verdict', 'claim_row']
+           'evaluate_task', 'eval_record', 'end_on_eval', 'PlateauStop', 'pretrain_source', 'pretrain_model',
+           'task_bias_map', 'train_task', 'loss_curve', 'run_summary', 'censored_median', 'param_text', 'varied_params',
+           'param_relevant', 'run_label', 'sort_key', 'axis_value', 'comparison', 'comparison_cells', 'select_runs',
+           'superiority', 'claim_verdict', 'claim_row']
 
 # %% ../nbs/21a_task_eval.ipynb #d1f8ce16
 def row_alignment(probs: torch.Tensor, attn_target: torch.Tensor) -> float:
@@ -98,6 +100,54 @@ class PlateauStop:
         if "loss" in record: self.losses.append(record["loss"])
         return (record.get("acc_min", 0.0) >= self.threshold and len(self.losses) >= self.window
                 and float(np.mean(self.losses[-self.window:])) < self.level)
+
+# %% ../nbs/21a_task_eval.ipynb #93f910a9
+def pretrain_source(pretrain: str, n_cells: int, seq_len: int, batch_size: int, seed: int, task_seed: int):
+    """The batch source of pre-pretraining `pretrain` ('none' -> None, 'dyck', 'nca', 'random') for a task of
+    `n_cells` cells and `seq_len` positions."""
+    check(pretrain in ("none", "dyck", "nca", "random"),
+          f"pretrain must be 'none', 'dyck', 'nca' or 'random', got {pretrain!r}")
+    if pretrain == "none": return None
+    if pretrain == "dyck": return Dyck(k=2, max_depth=8, L=seq_len, batch_size=batch_size, seed=seed)
+    nca = NeuralCA(max(n_cells, 3), C=4, W=3, n_rules=16, T=4, batch_size=batch_size, seed=seed, task_seed=task_seed)
+    return RandomTokens(nca.vocab_size, nca.seq_len, batch_size, seed=seed) if pretrain == "random" else nca
+
+# %% ../nbs/21a_task_eval.ipynb #abf729dc
+def pretrain_model(model, source, steps: int, metrics_file, name: str = "", **train_kw) -> tuple[list[dict], float]:
+    """Train `model` on the pre-pretraining `source` for `steps` steps (`train_or_launch` with `train_kw`) and write
+    the history (`phase: 'pretrain'`) to `metrics_file`; returns it and the seconds it took (`([], 0.0)` without a
+    source or steps)."""
+    if source is None or steps <= 0: return [], 0.0
+    t0 = time.time()
+    pre = train_or_launch(model, source, steps, **train_kw)
+    hist, seconds = [{**r, "phase": "pretrain"} for r in pre["history"]], time.time() - t0
+    write_jsonl(hist, metrics_file)
+    print(f"pretrained on {name} for {steps} steps in {seconds:.0f} s: loss {hist[0]['loss']:.3f} "
+          f"-> {hist[-1]['loss']:.3f}")
+    return hist, seconds
+
+# %% ../nbs/21a_task_eval.ipynb #0fc63255
+def task_bias_map(attn_target: torch.Tensor, strength: float, bias_heads, n_heads: int) -> dict:
+    """`{0: target_bias}` when `bias_heads` is None, 'all' or `n_heads`; else `{(0, h): copy}` for heads
+    `0 .. bias_heads - 1`."""
+    tb = target_bias(attn_target, strength)              # [q, k]
+    heads = range(n_heads) if bias_heads in (None, "all") else range(int(bias_heads))
+    return {0: tb} if len(heads) == n_heads else {(0, h): tb.clone() for h in heads}
+
+# %% ../nbs/21a_task_eval.ipynb #892d41b8
+def train_task(model, source, steps: int, eval_fn: Callable, eval_every: int, bias_map: dict | None = None,
+               early_stop: bool = True, **train_kw) -> tuple[list[dict], float]:
+    """Train `model` on the task `source` for at most `steps` steps (`train_or_launch` with `train_kw`), with the
+    attention bias `bias_map` installed when given; returns the history (an evaluation at step 0 first, one at the end
+    last) and the seconds it took."""
+    ctx = attention_bias(model, bias_map) if bias_map else contextlib.nullcontext()
+    t0 = time.time()
+    with ctx:
+        init_eval = eval_record(model, 0, eval_fn)  # the task's step 0 (after any pretraining)
+        res = train_or_launch(model, source, steps, **train_kw, eval_fn=eval_fn, eval_every=eval_every,
+                              stop_fn=PlateauStop(source.plateau_level) if early_stop else None)
+        hist = [init_eval] + end_on_eval(res["history"], model, eval_fn)       # always end on an evaluation
+    return hist, time.time() - t0
 
 # %% ../nbs/21a_task_eval.ipynb #6a8084a8
 def loss_curve(records: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
