@@ -381,7 +381,10 @@ def _delta_label(r, pre: str = "") -> str:
 
 def _short_deltas(d: pd.DataFrame, pre: str) -> str:
     "Δt over seeds in a few characters: the range, '>' for censored bounds."
-    labels = sorted((_delta_label(r, pre) for r in d.to_dict("records")), key=lambda x: (x[0] in "<>n", x))
+    def order(x):                        # bounds and 'never' last; numbers by value (as text, "+10" < "-5")
+        m = re.search(r"[-+]?\d+", x)
+        return (x[0] in "<>n", float(m.group()) if m else math.inf)
+    labels = sorted((_delta_label(r, pre) for r in d.to_dict("records")), key=order)
     return labels[0] if len(labels) == 1 else f"{labels[0]}…{labels[-1]} ({len(labels)} seeds)"
 
 def exposure_delay(phenomenon: str, crossing: str = "first", design: str | None = None, window_share: float = 0.05
