@@ -19,8 +19,8 @@ from .pythia_curves import dedup_pairs, size_trend
 # %% auto #0
 __all__ = ['DELTA_P_FIELDS', 'RECOVERY_CURVES', 'CLASS_COLORS', 'PATCH_CURVE_KEYS', 'REPETITION', 'PATCH_KEYS',
            'pass_rate_figure', 'emergence_steps_figure', 'delta_p_heads_figure', 'cumulative_recovery_figure',
-           'head_classes_figure', 'study_figures', 'patching_overview', 'json_patching', 'study_results', 'report_lags',
-           'patching_rows', 'report_pass_rate_figure', 'report_steps_figure', 'search_cost_figure',
+           'class_map', 'head_classes_figure', 'study_figures', 'patching_overview', 'json_patching', 'study_results',
+           'report_lags', 'patching_rows', 'report_pass_rate_figure', 'report_steps_figure', 'search_cost_figure',
            'report_head_classes_figure', 'mean_delta_p_figure', 'recovery_figure', 'report_figures',
            'emergence_summary', 'pythia_emergence_figure', 'pythia_dedup_figure', 'pythia_spread_figure',
            'pythia_figures']
@@ -138,6 +138,19 @@ def cumulative_recovery_figure(patches: list[dict]):
     fig.tight_layout()
     return fig, pd.DataFrame(rows)
 
+# %% ../nbs/20e_emergence_figures.ipynb #168aae49
+def class_map(ax, heads: pd.DataFrame, cmap, label_size: int = 6, step_labels: bool = True) -> pd.DataFrame:
+    """Draw one run's `heads` (columns step, layer, head, class) on `ax` as a (layer, head) × step map of class
+    indices (`CLASSES`), at most ~9 step ticks (labelled when `step_labels`); returns the map."""
+    M = heads.assign(c=heads["class"].map(CLASSES.index)).pivot_table(index=["layer", "head"], columns="step",
+                                                                     values="c")
+    st = list(M.columns)
+    ax.imshow(M.to_numpy(), aspect="auto", cmap=cmap, vmin=-0.5, vmax=len(CLASSES) - 0.5, interpolation="nearest")
+    ax.set_yticks(range(len(M)), [f"{l}.{h}" for l, h in M.index], fontsize=label_size)
+    tick = sorted({0, len(st) - 1} | set(range(0, len(st), max(1, len(st) // 8))))
+    ax.set_xticks(tick, [str(st[j]) for j in tick] if step_labels else [], fontsize=6)
+    return M
+
 # %% ../nbs/20e_emergence_figures.ipynb #b1371796
 CLASS_COLORS = ("#d9d9d9", "#4c72b0", "#dd8452", "#8c8c8c")     # CLASSES' order: uniform, previous, induction, other
 
@@ -151,13 +164,9 @@ def head_classes_figure(heads: pd.DataFrame, table: pd.DataFrame, runs, task_nam
     data = dict(classes={}, lines={})
     for ax, (size, seed) in zip(axes[:, 0], show_runs):
         g = heads[(heads["size"] == size) & (heads.seed == seed)]
-        M = g.assign(c=g["class"].map(CLASSES.index)).pivot_table(index=["layer", "head"], columns="step", values="c")
+        M = class_map(ax, g, cmap)
         data["classes"][(size, seed)] = M.to_numpy()
         st = list(M.columns)
-        ax.imshow(M.to_numpy(), aspect="auto", cmap=cmap, vmin=-0.5, vmax=len(CLASSES) - 0.5, interpolation="nearest")
-        ax.set_yticks(range(len(M)), [f"{l}.{h}" for l, h in M.index], fontsize=6)
-        tick = sorted({0, len(st) - 1} | set(range(0, len(st), max(1, len(st) // 8))))
-        ax.set_xticks(tick, [str(st[i]) for i in tick], fontsize=6)
         for k, name in enumerate(task_names):
             e = table[(table["size"] == size) & (table.seed == seed) & (table.task == name)].emergence_step.iloc[0]
             if pd.notna(e) and int(e) in st:
@@ -347,13 +356,9 @@ def report_head_classes_figure(heads: pd.DataFrame, table: pd.DataFrame, lags: p
     for i, (size, seed) in enumerate(keys):
         ax = fig.add_subplot(gs[i, 0])
         g = heads[(heads["size"] == size) & (heads.seed == seed)].drop_duplicates(["step", "layer", "head"])
-        M = g.assign(c=g["class"].map(CLASSES.index)).pivot_table(index=["layer", "head"], columns="step", values="c")
+        M = class_map(ax, g, cmap, label_size=5, step_labels=i == len(keys) - 1)
         data["classes"][(size, seed)] = M.to_numpy()
         st = list(M.columns)
-        ax.imshow(M.to_numpy(), aspect="auto", cmap=cmap, vmin=-0.5, vmax=len(CLASSES) - 0.5, interpolation="nearest")
-        ax.set_yticks(range(len(M)), [f"{l}.{h}" for l, h in M.index], fontsize=5)
-        tick = sorted({0, len(st) - 1} | set(range(0, len(st), max(1, len(st) // 8))))
-        ax.set_xticks(tick, [str(st[j]) for j in tick] if i == len(keys) - 1 else [], fontsize=6)
         ax.grid(False)
         for k, name in enumerate(task_names):
             e = table[(table["size"] == size) & (table.seed == seed) & (table.task == name)].emergence_step.dropna()
