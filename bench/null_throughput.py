@@ -1,11 +1,12 @@
 """Study A's random-split null (`grok_nb.grokking.matched_random_null`): the vectorized null against a per-split loop
 that recomputes each split's delay from its own pairs, side by side on the same splits.
 
-The case of `nbs/11_grokking.ipynb`: 1,000 splits x 1,000 pairs (300 exposed) x 20 checkpoints, first crossings of
-0.8. Both methods must give the same 1,000 delays (checked; NaN where a split never crosses). Each timing is the best of `--repeats`, the methods
-alternating; the ratio loop / vectorized is what carries across machines (a loaded machine slows both). The
-notebook's example once asserted that the null takes under a second; that time is reported here instead, where a
-busy machine cannot fail a test with it. No target is set: at this size numpy's per-split loop is about as fast.
+The case of `nbs/grokking/11_grokking.ipynb`: 1,000 splits x 1,000 pairs (300 exposed) x 20 checkpoints, first
+crossings of 0.8. Both methods must give the same 1,000 delays (checked; NaN where a split never crosses). Each
+timing is the best of `--repeats`, the methods alternating; the ratio loop / vectorized is what carries across
+machines (a loaded machine slows both). The notebook's example once asserted that the null takes under a second; that
+time is reported here instead, where a busy machine cannot fail a test with it. No target is set: at this size
+numpy's per-split loop is about as fast.
 
 Run: .venv/bin/python bench/null_throughput.py [--splits 1000] [--repeats 3]
 """

@@ -7,11 +7,13 @@ notebooks:
 1. **Pages and navigation** come from `nbs/sidebar.yml`, quarto's sidebar: its top-level notebooks open the site,
    each `section` becomes a section of the navigation bar. Entries whose notebook does not exist (yet) are skipped
    with one warning line; notebooks the sidebar does not list go to a last section, "Other notebooks".
-2. **Execution**: only the notebooks the API pages are made of, those directly in `nbs/` (the library), are
-   executed, each in a fresh kernel, from `nbs/`, as `nbdev_test` runs them (cells marked `#| eval: false` or with a
-   test flag such as `#| slow` are skipped), `--jobs` of them at a time (default: one per core, at most 2), longest
-   first by the last build's times. Study and report notebooks are rendered as written: executing them trains models
-   (their executed copies live in `runs/`). `--no-execute` renders every notebook as written.
+2. **Execution**: only the notebooks the API pages are made of, the library's (the toolkit's in `nbs/`, each study's
+   in its folder, `nbs/grokking/`, `nbs/emergence/`, `nbs/compartments/`), are executed, each in a fresh kernel, from
+   its own folder, as `nbdev_test` runs them (cells marked `#| eval: false` or with a test flag such as `#| slow` are
+   skipped), `--jobs` of them at a time (default: one per core, at most 2), longest first by the last build's times.
+   Study and report notebooks (`study_*.ipynb`, `report_*.ipynb` in a study's folder) and the tutorials are rendered
+   as written: executing them trains models (a study's and a report's executed copies live in `runs/`).
+   `--no-execute` renders every notebook as written.
    **Cache**: an executed copy is kept in `<build>/executed/` with the key it was made under: a hash of the
    notebook, the package's source (`grok_nb/*.py`), the real samples in `data/`, the test flags and the versions of
    Python and the main libraries. A later build reuses every copy whose key is unchanged and executes only the rest,
@@ -216,8 +218,8 @@ def _environment_hash() -> str:
         except metadata.PackageNotFoundError: v = "-"
         h.update(f"{lib} {v}\n".encode())
     h.update(("flags " + " ".join(sorted(_test_flags())) + "\n").encode())
-    files = (sorted((ROOT / "grok_nb").glob("*.py")) + sorted(NBS.glob("studies/*.ipynb"))
-             + sorted(NBS.glob("reports/*.ipynb"))
+    files = (sorted((ROOT / "grok_nb").glob("*.py")) + sorted(NBS.glob("*/study_*.ipynb"))
+             + sorted(NBS.glob("*/report_*.ipynb"))
              + sorted(p for d in _SAMPLES for p in (ROOT / "data" / d).rglob("*") if p.is_file()))
     for p in files:
         h.update(str(p.relative_to(ROOT)).encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
@@ -370,8 +372,9 @@ def _split_title_cell(nb) -> str:
     return ""
 
 
-def nbdev_process(src: Path, dst: Path) -> str:
-    "nbdev's docs processing (FilterDefaults) of the notebook `src`; writes `dst`; returns the full description."
+def nbdev_process(src: Path, dst: Path, label: str = "") -> str:
+    """nbdev's docs processing (FilterDefaults) of the notebook `src`; writes `dst`; returns the full description.
+    `label` names the notebook in warnings (default: its file name)."""
     from execnb.nbio import read_nb, write_nb
     from nbdev.processors import FilterDefaults
 
@@ -380,7 +383,7 @@ def nbdev_process(src: Path, dst: Path) -> str:
     _CURRENT[1] = -1
     desc = _split_title_cell(nb)
     for i, c in enumerate(nb.cells): c.idx_ = i
-    _CURRENT[0] = str(src.relative_to(src.parents[1]) if src.parent.name in ("studies", "reports") else src.name)
+    _CURRENT[0] = label or src.name
     old = os.environ.get("IN_TEST")
     os.environ["IN_TEST"] = "1"  # as nbdev_proc_nbs's worker does
     try: FilterDefaults()(nb)
@@ -436,14 +439,28 @@ def _link_attrs(md: str) -> str:
 
 
 _NOTES = {
-    "studies": "Shown as written, without outputs: running this notebook trains models. `grok-nb run {stem}` runs it "
-               "(papermill; `-p name=value` sets a parameter), `make demo` runs the demo's runs of every study; each "
-               "run keeps its executed copy as `runs/{stem}/<run id>/run.ipynb`. The figures are in the "
-               "[gallery](../figures.md).",
-    "reports": "Shown as written, without outputs: a report reads the finished runs in `runs/`. `make demo` executes "
-               "it after the runs, into `runs/_reports/{stem}.ipynb`, and it writes its figures to `figures/`: "
-               "see the [gallery](../figures.md).",
+    "study": "Shown as written, without outputs: running this notebook trains models. `grok-nb run {name}` runs it "
+             "(papermill; `-p name=value` sets a parameter), `make demo` runs the demo's runs of every study; each "
+             "run keeps its executed copy as `runs/{name}/<run id>/run.ipynb`. The figures are in the "
+             "[gallery](../figures.md).",
+    "report": "Shown as written, without outputs: a report reads the finished runs in `runs/`. `make demo` executes "
+              "it after the runs, into `runs/_reports/{name}.ipynb`, and it writes its figures to `figures/`: "
+              "see the [gallery](../figures.md).",
 }
+
+
+def notebook_kind(f: str) -> tuple[str, str]:
+    """A notebook's kind and name from its path relative to `nbs/`: a study's (`<folder>/study_<name>.ipynb`) is
+    ('study', name), a report's (`<folder>/report_<name>.ipynb`) ('report', name), any other ('', its stem)."""
+    stem = Path(f).stem
+    for kind in _NOTES:
+        if len(Path(f).parts) == 2 and stem.startswith(kind + "_"): return kind, stem.removeprefix(kind + "_")
+    return "", stem
+
+
+def is_library(f: str) -> bool:
+    "A library notebook (executed for its page): neither a study's nor a report's notebook, nor a tutorial."
+    return not notebook_kind(f)[0] and Path(f).parts[0] != "tutorials"
 
 
 def to_sphinx(proc: Path, dst: Path, desc: str = "", label: str = "", note: str = ""):
@@ -531,8 +548,9 @@ def _md_link(doc: str, here: str = "") -> str:
     return os.path.relpath(doc, os.path.dirname(here) or ".") + ".ipynb" if not doc.endswith(".md") else doc
 
 
-def _gallery(figs: Path, studies: list[tuple[str, str]]) -> str:
-    "The figures page: every PNG in `figures/`, grouped by the study its name starts with, in the sidebar's order."
+def _gallery(figs: Path, studies: list[tuple[str, str]], reports: dict[str, str] | None = None) -> str:
+    """The figures page: every PNG in `figures/`, grouped by the study its name starts with, in the sidebar's order;
+    a study's heading links to its report's page (`reports`: report name -> page)."""
     pngs = sorted(figs.glob("*.png")) if figs.is_dir() else []
     out = ["# Figures", "",
            "The figures in `figures/`, as the demo and the report notebooks last wrote them "
@@ -547,7 +565,7 @@ def _gallery(figs: Path, studies: list[tuple[str, str]]) -> str:
     titles = dict(studies)
     for study, ps in groups.items():
         if not ps: continue
-        ref = f" ([report](reports/{study}.ipynb))" if (NBS / "reports" / f"{study}.ipynb").exists() else ""
+        ref = f" ([report]({(reports or {})[study]}.ipynb))" if study in (reports or {}) else ""
         out += [f"## {titles.get(study, 'Other figures')}{ref}", "", "::::{container} gallery", ""]
         for p in ps:
             pdf = p.with_suffix(".pdf")
@@ -562,8 +580,10 @@ def write_sources(src: Path, pages: dict[str, dict], top: list[str], sections: l
     "Section pages, the gallery, and the index's table of contents (the root toctree gives the navigation bar)."
     figs = ROOT / "figures"
     if figs.is_dir(): shutil.copytree(figs, src / "figures", dirs_exist_ok=True)
-    studies = [(Path(f).stem, p["title"]) for f, p in pages.items() if Path(f).parent.name == "studies"]
-    (src / "figures.md").write_text(_gallery(src / "figures", studies), encoding="utf-8")
+    kinds = {f: notebook_kind(f) for f in pages}
+    studies = [(kinds[f][1], p["title"]) for f, p in pages.items() if kinds[f][0] == "study"]
+    reports = {kinds[f][1]: p["doc"] for f, p in pages.items() if kinds[f][0] == "report"}
+    (src / "figures.md").write_text(_gallery(src / "figures", studies, reports), encoding="utf-8")
     names = []
     for title, files in sections:
         name = _SECTION_FILE.format(slug(title))
@@ -684,7 +704,7 @@ def _build(a) -> int:
     for sub in ("_proc", "src"): shutil.rmtree(build / sub, ignore_errors=True)  # executed/ is the cache
     src = build / "src"
     pages = {}
-    to_run = [f for f in files if not a.no_execute and (NBS / f).parent == NBS and _has_code(NBS / f)]
+    to_run = [f for f in files if not a.no_execute and is_library(f) and _has_code(NBS / f)]
     t = time.time()
     ran = execute_all(to_run, build, a.timeout, a.jobs, use_cache=not a.no_cache) if to_run else {}
     n_ran = sum(1 for v in ran.values() if v != "cached")
@@ -695,10 +715,10 @@ def _build(a) -> int:
         run = f in ran
         print(f"rendering {f}", flush=True)
         proc = build / "_proc" / f
-        desc = nbdev_process(build / "executed" / f if run else nb, proc)
+        desc = nbdev_process(build / "executed" / f if run else nb, proc, label=f)
         doc = _page_name(proc, f)
-        kind = Path(f).parent.name if Path(f).parent.name in _NOTES else ""
-        note = _NOTES[kind].format(stem=Path(f).stem) if kind and not run else ""
+        kind, name = notebook_kind(f)
+        note = _NOTES[kind].format(name=name) if kind and not run else ""
         title = to_sphinx(proc, src / (doc + ".ipynb"), desc, label=f, note=note)
         pages[f] = {"doc": doc, "title": title, "desc": desc}
     docs = [p["doc"] for p in pages.values()]

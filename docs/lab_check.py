@@ -1,9 +1,9 @@
 """Check JupyterLab in headless Chromium, as a researcher works in it (`make lab-check`).
 
 Starts JupyterLab from this venv on 127.0.0.1 with a random token, in a temporary folder that holds a byte-identical
-copy of `nbs/studies/sparse_attention.ipynb` (the fastest study, at its defaults) and of `settings.ini` (so nbdev's
-clean-on-save hook acts as it does in the repository); runs go to that folder (GROK_NB_WORKSPACE), so nothing in the
-repository changes. Then it drives Debian's Chromium through chromedriver (selenium; no browser is downloaded:
+copy of `nbs/emergence/study_sparse_attention.ipynb` (the fastest study, at its defaults) and of `settings.ini` (so
+nbdev's clean-on-save hook acts as it does in the repository); runs go to that folder (GROK_NB_WORKSPACE), so nothing
+in the repository changes. Then it drives Debian's Chromium through chromedriver (selenium; no browser is downloaded:
 `apt-get install -y chromium chromium-driver`):
 
 1. the notebook opens and its kernel starts; Run > Run All Cells from Lab's menu bar;
@@ -42,7 +42,7 @@ from _browser import Report, browser, wait  # docs/ is the script's folder, firs
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDY = "sparse_attention"
-NB_REL = f"nbs/studies/{STUDY}.ipynb"
+NB_REL = f"nbs/emergence/study_{STUDY}.ipynb"
 HOOK_FILE = Path.home() / ".jupyter" / "jupyter_server_config.py"
 # Lab's own settings for the check: every cell kept in the DOM (no windowing), no news or update requests
 LAB_SETTINGS = {

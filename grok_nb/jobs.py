@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 import yaml
 from .core import GrokError, check, runs_root, figures_root, canonical_params, PROJECT_ROOT
-from .sweep import (grid, studies_dir, study_defaults, resolve_params, run_study, sweep, run_plan, run_reports,
-    publish_summaries, write_run_info, study_rules, runs_folder, runs_status, DEFAULT_TIMEOUT_MIN)
+from .sweep import (grid, study_notebooks, report_notebooks, study_defaults, resolve_params, run_study, sweep,
+    run_plan, run_reports, publish_summaries, write_run_info, study_rules, runs_folder, runs_status,
+    DEFAULT_TIMEOUT_MIN)
 from .status import BAD_STATUSES
 
 # %% auto #0
@@ -123,7 +124,7 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
     "Run the demo jobs through one pool, the reports, and print each report's summary of headline numbers."
     t0 = time.time()
     jobs = demo_jobs() if jobs is None else jobs
-    missing = sorted({st for st, _ in jobs if not (studies_dir()/f"{st}.ipynb").exists()})
+    missing = sorted({st for st, _ in jobs} - set(study_notebooks()))
     for st in missing: print(f"[demo] study {st}: notebook not present, skipped")
     df = run_plan([j for j in jobs if j[0] not in missing], workers=workers, runs_dir=runs_dir)
     bad = int(df["status"].isin(BAD_STATUSES).sum()) if len(df) else 0
@@ -183,7 +184,7 @@ class Profile:
     name: str
     path: Path              # profiles/<name>.yaml
     description: str
-    reports: list           # the report notebooks (nbs/reports/<study>.ipynb) run on the profile's runs
+    reports: list           # the report notebooks (nbs/<folder>/report_<name>.ipynb) run on the profile's runs
     runs: str               # the profile whose runs folder it uses: its own name unless the file says `runs:`
     study: str | None       # the study of the groups that name none
     groups: list            # the file's groups: name, and optionally study, design, base, grid
@@ -237,13 +238,12 @@ def load_profile(name: str, folder=None) -> Profile:
 def profile_jobs(name: str, folder=None, check_params: bool = False) -> list[tuple[str, dict]]:
     """Profile `name`'s `(study, params)` jobs, in its file's order: group by group, each group's parameters its
     design's, then its `base`, then one value of every grid axis (`expand_grid`); a parameter set given twice in the
-    profile is kept once, in its first place. Its studies (`sweep.studies_dir()`) and reports (`nbs/reports/`) must
-    exist, and with `check_params` every job's parameters must pass its study's rules (`sweep.resolve_params`, as
-    `run_plan` checks them before the first run): errors name the file and the group."""
+    profile is kept once, in its first place. Its studies (`sweep.study_notebooks`) and reports
+    (`sweep.report_notebooks`) must exist, and with `check_params` every job's parameters must pass its study's rules
+    (`sweep.resolve_params`, as `run_plan` checks them before the first run): errors name the file and the group."""
     prof = load_profile(name, folder)
     designs, f = load_designs(folder), _shown(prof.path)
-    studies = sorted(p.stem for p in studies_dir().glob("*.ipynb"))
-    reports = sorted(p.stem for p in (PROJECT_ROOT / "nbs" / "reports").glob("*.ipynb"))
+    studies, reports = sorted(study_notebooks()), sorted(report_notebooks())
     for r in prof.reports: check(r in reports, f"{f}.reports: unknown report {r!r}; known: {', '.join(reports)}")
     jobs, seen, defaults = [], set(), {}
     for i, g in enumerate(prof.groups):
@@ -336,8 +336,8 @@ def parse_params(items: list[str], sweep_values: bool = False) -> dict:
 
 # %% ../nbs/90a_jobs.ipynb #1866df1e
 def study_names() -> list[str]:
-    "The studies `grok-nb` can run: the notebooks of `sweep.studies_dir()`."
-    return sorted(p.stem for p in studies_dir().glob("*.ipynb"))
+    "The studies `grok-nb` can run: those of `sweep.study_notebooks` (`nbs/<folder>/study_<name>.ipynb`)."
+    return sorted(study_notebooks())
 
 def describe_params(study: str) -> str:
     """Every parameter of `study`: its default, the comment beside it in the notebook's parameters cell, and the rule

@@ -17,8 +17,8 @@ from grok_nb.params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathS
 from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RETRY, BAD_STATUSES
 
 # %% auto #0
-__all__ = ['STUDIES_DIR', 'PYTHIA_SIZES', 'POLYPYTHIA_SIZES', 'PARAM_RULES', 'DATA_PARAMS', 'NEUTRAL_PARAMS',
-           'KERNEL_START_FAILED', 'SLURM_OPTIONS', 'DEFAULT_TIMEOUT_MIN', 'grid', 'studies_dir', 'study_notebook',
+__all__ = ['NBS_DIR', 'PYTHIA_SIZES', 'POLYPYTHIA_SIZES', 'PARAM_RULES', 'DATA_PARAMS', 'NEUTRAL_PARAMS', 'KERNEL_START_FAILED',
+           'SLURM_OPTIONS', 'DEFAULT_TIMEOUT_MIN', 'grid', 'study_notebooks', 'report_notebooks', 'study_notebook',
            'study_defaults', 'study_rules', 'check_data_files', 'resolve_params', 'runs_folder', 'identity_params',
            'run_path', 'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters',
            'make_executor', 'sweep', 'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary',
@@ -33,18 +33,37 @@ def grid(*explicit: dict, **axes) -> list[dict]:
     return out + [dict(e) for e in explicit]
 
 # %% ../nbs/90_sweep.ipynb #34a60246
-STUDIES_DIR = PROJECT_ROOT / "nbs" / "studies"
+NBS_DIR = PROJECT_ROOT / "nbs"
 
-def studies_dir() -> Path:
-    "Where study notebooks live: `nbs/studies`, or `$GROK_NB_STUDIES_DIR`."
-    return Path(os.environ.get("GROK_NB_STUDIES_DIR", STUDIES_DIR)).expanduser().resolve()
+def _named_notebooks(prefix: str) -> dict[str, Path]:
+    "`{name: path}` of the notebooks `nbs/<folder>/<prefix><name>.ipynb` (not in folders starting with `_` or `.`)."
+    out = {}
+    for p in sorted(NBS_DIR.glob(f"*/{prefix}*.ipynb")):
+        if p.parent.name.startswith(("_", ".")): continue
+        name = p.stem.removeprefix(prefix)
+        check(name not in out, f"two notebooks named {p.name}: {out.get(name)} and {p}")
+        out[name] = p
+    return dict(sorted(out.items()))
+
+def study_notebooks() -> dict[str, Path]:
+    """The study notebooks by study name: `nbs/<folder>/study_<name>.ipynb`, each in its study's folder; with
+    `$GROK_NB_STUDIES_DIR` set, that folder's `<name>.ipynb` instead (tests and benchmarks run toy studies so)."""
+    d = os.environ.get("GROK_NB_STUDIES_DIR")
+    if d: return {p.stem: p for p in sorted(Path(d).expanduser().resolve().glob("*.ipynb"))}
+    return _named_notebooks("study_")
+
+def report_notebooks(reports_dir=None) -> dict[str, Path]:
+    """The report notebooks by report name: `nbs/<folder>/report_<name>.ipynb`, each in its study's folder; with
+    `reports_dir`, that folder's `<name>.ipynb` instead."""
+    if reports_dir: return {p.stem: p for p in sorted(Path(reports_dir).glob("*.ipynb"))}
+    return _named_notebooks("report_")
 
 # %% ../nbs/90_sweep.ipynb #dff15707
 def study_notebook(study: str) -> Path:
-    nb = studies_dir() / f"{study}.ipynb"
-    known = sorted(p.stem for p in studies_dir().glob("*.ipynb"))
-    check(nb.exists(), f"unknown study {study!r}: no {nb}; known studies: {', '.join(known)}")
-    return nb
+    "The notebook of `study` (`study_notebooks`)."
+    known = study_notebooks()
+    check(study in known, f"unknown study {study!r}; known studies: {', '.join(known)}")
+    return known[study]
 
 # %% ../nbs/90_sweep.ipynb #39796154
 def study_defaults(study: str) -> dict:
@@ -310,12 +329,11 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
         os.environ["GROK_NB_WORKSPACE"] = ws
         os.environ.setdefault("PYTHONHASHSEED", "0")            # set and dict-of-str orders are the same every time
         try:
-            execute_notebook(str(study_notebook(study)), str(path / "run.ipynb"),
-                             parameters={**full, "run_dir": str(path)}, cwd=str(studies_dir()),
-                             kernel_name="python3", progress_bar=progress, log_output=log_output,
-                             extra_arguments=_QUIET_KERNEL)
-            check((path / "results.json").exists(),
-                  f"{study_notebook(study)} finished without writing {path / 'results.json'}")
+            nb = study_notebook(study)
+            execute_notebook(str(nb), str(path / "run.ipynb"), parameters={**full, "run_dir": str(path)},
+                             cwd=str(nb.parent), kernel_name="python3", progress_bar=progress, log_output=log_output,
+                             extra_arguments=_QUIET_KERNEL)                # cwd: the study's folder
+            check((path / "results.json").exists(), f"{nb} finished without writing {path / 'results.json'}")
             rec = {"status": "finished", "seconds": time.time() - t0}
         except (Exception, KeyboardInterrupt) as e:
             rec = _failure(e, path / "run.ipynb", time.time() - t0)
@@ -645,21 +663,22 @@ def _run_report(nb: str, out: str, cwd: str, parameters: dict) -> str | None:
         return f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}"
 
 def run_reports(runs_dir=None, figures_dir=None, studies=None, workers: int = 2, reports_dir=None) -> list[str]:
-    """Execute the notebooks in `reports_dir` (default nbs/reports; all, or those of `studies`) with papermill (cwd
-    that folder), `workers` at a time (each its own kernel; they write different figures); returns the ones that
-    failed, in name order."""
+    """Execute the report notebooks (`report_notebooks(reports_dir)`: `nbs/<folder>/report_<name>.ipynb`; all, or
+    those named in `studies`) with papermill (cwd the notebook's folder) into `<runs_dir>/_reports/<name>.ipynb`,
+    `workers` at a time (each its own kernel; they write different figures); returns the executed copies' names
+    (`<name>.ipynb`) of the ones that failed, in name order."""
     from concurrent.futures import ProcessPoolExecutor
-    rep = Path(reports_dir or PROJECT_ROOT / "nbs" / "reports")
+    reps = report_notebooks(reports_dir)
     out = Path(runs_dir or runs_root()) / "_reports"
     out.mkdir(parents=True, exist_ok=True)
     params = {"runs_dir": str(Path(runs_dir or runs_root()).resolve()),
               "figures_dir": str(Path(figures_dir or figures_root()).resolve())}
-    nbs = [nb for nb in sorted(rep.glob("*.ipynb")) if studies is None or nb.stem in studies]
-    args = [(str(nb), str(out / nb.name), str(rep), params) for nb in nbs]
+    names = [n for n in sorted(reps) if studies is None or n in studies]
+    args = [(str(reps[n]), str(out / f"{n}.ipynb"), str(reps[n].parent), params) for n in names]
     if workers <= 1 or len(args) <= 1: errors = [_run_report(*a) for a in args]
     else:
         with ProcessPoolExecutor(min(workers, len(args))) as ex:          # forked, as `run_plan`'s pool
             errors = list(ex.map(_run_report, *zip(*args)))
-    for nb, err in zip(nbs, errors):
-        if err: print(f"report {nb.name} failed: {err}")
-    return [nb.name for nb, err in zip(nbs, errors) if err]
+    for n, err in zip(names, errors):
+        if err: print(f"report {n} ({reps[n].name}) failed: {err}")
+    return [f"{n}.ipynb" for n, err in zip(names, errors) if err]

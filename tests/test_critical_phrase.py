@@ -2,7 +2,7 @@
 
 20 pairs per study phenomenon, drawn at random (Python `random.Random(2024)`, cycling over the phenomenon's
 UIDs) and looked up here by UID and pairID; a few deliberately hard pairs follow. The expected phrases were
-written by hand from the sentences (shown in the comments) following the definition in nbs/10_exposure.ipynb:
+written by hand from the sentences (shown in the comments) following the definition in nbs/grokking/10_exposure.ipynb:
 the smallest word span of the good sentence holding every differing word plus the context word(s).
 """
 import gzip, json

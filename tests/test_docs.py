@@ -28,28 +28,44 @@ def _nb(path: Path, *cells):
 
 def test_sidebar_skips_missing_and_keeps_unlisted(tmp_path, capsys):
     nbs = tmp_path / "nbs"
-    for f in ("index.ipynb", "00_core.ipynb", "studies/a.ipynb", "99_extra.ipynb", "_hidden/x.ipynb"):
+    for f in ("index.ipynb", "00_core.ipynb", "a/study_a.ipynb", "99_extra.ipynb", "_hidden/x.ipynb"):
         _nb(nbs / f, ("markdown", "# t"))
     (nbs / "sidebar.yml").write_text(
         "website:\n  sidebar:\n    contents:\n      - index.ipynb\n      - sidebar.yml\n"
         "      - section: \"Library: foundation\"\n        contents:\n          - 00_core.ipynb\n"
-        "          - 02a_blimp.ipynb\n      - section: Studies\n        contents:\n          - studies/a.ipynb\n"
-        "          - studies/b.ipynb\n")
+        "          - 02a_blimp.ipynb\n      - section: Study A\n        contents:\n          - a/study_a.ipynb\n"
+        "          - a/report_a.ipynb\n")
     top, sections = B.read_sidebar(nbs / "sidebar.yml", nbs)
     assert top == ["index.ipynb"]
-    assert sections == [("Library: foundation", ["00_core.ipynb"]), ("Studies", ["studies/a.ipynb"]),
+    assert sections == [("Library: foundation", ["00_core.ipynb"]), ("Study A", ["a/study_a.ipynb"]),
                         ("Other notebooks", ["99_extra.ipynb"])]
     err = capsys.readouterr().err.splitlines()
     missing = [ln for ln in err if "do not exist" in ln]
-    assert len(missing) == 1 and "02a_blimp.ipynb, studies/b.ipynb" in missing[0]
+    assert len(missing) == 1 and "02a_blimp.ipynb, a/report_a.ipynb" in missing[0]
 
 
 def test_sidebar_of_the_repository_is_valid_quarto():
+    """The sidebar lists every notebook (none falls to "Other notebooks"); each study's section holds its folder's
+    notebooks, library, study and report ones, and nothing else."""
     top, sections = B.read_sidebar()
     assert top == ["index.ipynb"]
     names = [s for s, _ in sections]
-    assert names[:1] == ["Library: foundation"] and names[-2:] == ["Studies", "Reports"]
+    assert names[:1] == ["Library: foundation"] and "Other notebooks" not in names, names
     assert "04_train.ipynb" in dict(sections)["Library: foundation"]
+    for sec, folder in (("Study A: grokking", "grokking"), ("Study B: emergence", "emergence"),
+                        ("Study C: compartments", "compartments")):
+        files = dict(sections)[sec]
+        assert {Path(f).parent.as_posix() for f in files} == {folder}, (sec, files)
+        kinds = [B.notebook_kind(f)[0] for f in files]
+        assert kinds.count("") >= 1 and "study" in kinds and "report" in kinds, (sec, files)
+
+
+def test_notebook_kinds():
+    assert B.notebook_kind("grokking/study_grokking.ipynb") == ("study", "grokking")
+    assert B.notebook_kind("emergence/report_pythia_blimp.ipynb") == ("report", "pythia_blimp")
+    assert B.notebook_kind("grokking/10_exposure.ipynb") == ("", "10_exposure")
+    assert B.is_library("grokking/10_exposure.ipynb") and B.is_library("04_train.ipynb")
+    assert not B.is_library("tutorials/own_model.ipynb") and not B.is_library("emergence/study_emergence.ipynb")
 
 
 def test_cell_options():
@@ -177,6 +193,11 @@ def test_site_pages_and_navigation(site):
     assert hrefs == [B._SECTION_FILE.format(B.slug(s)).removesuffix(".md") for s, _ in sections]
     sec = (site / "section-library-foundation.html").read_text(encoding="utf-8")
     assert 'href="train.html"' in sec
+    study = _text(site / "emergence" / "study_sparse_attention.html")   # shown as written, with the note
+    assert "grok-nb run sparse_attention" in study and "runs/sparse_attention/<run id>/run.ipynb" in study
+    assert "runs/_reports/pythia_blimp.ipynb" in _text(site / "emergence" / "report_pythia_blimp.html")
+    if list((ROOT / "figures").glob("grokking_*.png")):                       # the gallery links a study's report
+        assert 'href="grokking/report_grokking.html"' in (site / "figures.html").read_text(encoding="utf-8")
 
 
 def test_api_entry_and_search_index(site):
@@ -185,7 +206,8 @@ def test_api_entry_and_search_index(site):
     assert re.search(r'def</span>.{0,40}?<span class="nf">train</span>', train), "no signature of train"
     assert 'class="nbdev-source' in train
     assert re.search(r'<section id="train">\s*<h3>train<', train), "the entry, not the title, has the anchor #train"
-    assert 'href="train.html#train"' in (site / "synthetic.html").read_text(encoding="utf-8"), "nbdev's link to train"
+    synthetic = (site / "emergence" / "synthetic.html").read_text(encoding="utf-8")     # a page in a study's folder
+    assert 'href="../train.html#train"' in synthetic, "nbdev's link to train"
     index = (site / "searchindex.js").read_text(encoding="utf-8")
     assert '"checkpoint_schedule"' in index and '"train"' in index
 

@@ -5,7 +5,7 @@ import contextlib, io, os, subprocess, sys
 from pathlib import Path
 import pytest
 from grok_nb.core import GrokError
-from grok_nb.sweep import run_study, STUDIES_DIR
+from grok_nb.sweep import run_study, study_notebooks
 from grok_nb.jobs import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,14 +108,14 @@ CLI = [  # the command line: parsed, then the same validator; exit status 2 and 
     (["run", "grokking", "-p", "steps"], "must look like key=value"),
     (["run", "no_such_study"], "unknown study 'no_such_study'"),
 ]
-STUDIES = [s for s in ("grokking", "emergence", "sparse_attention", "compartments") if (STUDIES_DIR / f"{s}.ipynb").exists()]
+STUDIES = [s for s in ("grokking", "emergence", "sparse_attention", "compartments") if s in study_notebooks()]
 
 
 @pytest.fixture
 def nowhere(tmp_path, monkeypatch):
     "An empty workspace (caches) and runs folder: the test checks both stay empty."
     monkeypatch.setenv("GROK_NB_WORKSPACE", str(tmp_path / "ws"))
-    monkeypatch.setenv("GROK_NB_STUDIES_DIR", str(STUDIES_DIR))
+    monkeypatch.delenv("GROK_NB_STUDIES_DIR", raising=False)        # the repository's studies
     (tmp_path / "ws").mkdir()
     yield tmp_path
     assert not (tmp_path / "runs").exists(), sorted((tmp_path / "runs").rglob("*"))
@@ -156,10 +156,10 @@ BAD_IN_NOTEBOOK = {"grokking": {"threshold": 1.5}, "emergence": {"pass_threshold
 def test_notebook_refuses_before_any_work(study, nowhere):
     "Executed directly (not through run_study): the notebook's setup call (study_params) refuses the value."
     import papermill
-    out = nowhere / "out.ipynb"
+    out, nb = nowhere / "out.ipynb", study_notebooks()[study]
     with pytest.raises(papermill.PapermillExecutionError) as e:
-        papermill.execute_notebook(str(STUDIES_DIR / f"{study}.ipynb"), str(out), parameters=BAD_IN_NOTEBOOK[study],
-                                   cwd=str(STUDIES_DIR), kernel_name="python3", progress_bar=False,
+        papermill.execute_notebook(str(nb), str(out), parameters=BAD_IN_NOTEBOOK[study],
+                                   cwd=str(nb.parent), kernel_name="python3", progress_bar=False,
                                    extra_arguments=["--IPKernelApp.log_level=ERROR"])
     name = next(iter(BAD_IN_NOTEBOOK[study]))
     assert e.value.ename == "GrokError" and f"parameter {name!r} = " in e.value.evalue, (e.value.ename, e.value.evalue)

@@ -7,10 +7,9 @@ from pathlib import Path
 import papermill
 import pytest
 
-from grok_nb.core import PROJECT_ROOT
-from grok_nb.sweep import _QUIET_KERNEL
+from grok_nb.sweep import _QUIET_KERNEL, report_notebooks
 
-REPORT = PROJECT_ROOT / "nbs" / "reports" / "pythia_blimp.ipynb"
+REPORT = report_notebooks()["pythia_blimp"]                # nbs/emergence/report_pythia_blimp.ipynb
 
 
 def run(tmp_path: Path, **params):

@@ -3,12 +3,12 @@ results carry a matched random null and item bootstraps (seeded from the run's s
 (the second reusing the tokenizer cache the first wrote); params.json records the thread count and the device."""
 import json
 from pathlib import Path
-from grok_nb.sweep import run_study, STUDIES_DIR
+from grok_nb.sweep import run_study, study_notebooks
 import pytest
 
 SMALL = dict(steps=20, checkpoint_every=5, n_docs=1500, n_per_phenomenon=40, n_null=100, n_boot=20)
 
-@pytest.mark.skipif(not (STUDIES_DIR / "grokking.ipynb").exists(), reason="no study A notebook")
+@pytest.mark.skipif("grokking" not in study_notebooks(), reason="no study A notebook")
 def test_grokking_results_are_byte_identical(tmp_path, monkeypatch):
     monkeypatch.setenv("GROK_NB_WORKSPACE", str(tmp_path / "ws"))
     recs = [run_study("grokking", SMALL, runs_dir=tmp_path / f"runs{i}") for i in (1, 2)]

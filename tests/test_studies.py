@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 import pytest
 from grok_nb.core import data_dir
-from grok_nb.sweep import run_study, load_runs, STUDIES_DIR
+from grok_nb.sweep import run_study, load_runs, study_notebooks
 
 SMALL = {
     "grokking": dict(steps=30, checkpoint_every=5, n_docs=1500, n_per_phenomenon=40, n_null=100, n_boot=20),
@@ -27,7 +27,7 @@ def test_grokking_on_real_c4_and_blimp(tmp_path):
     assert all(v == 1000 for v in n.values()), n                      # every real pair got a critical phrase
     # (20 steps of 8 x 64 C4 tokens contain none of BLiMP's critical phrases verbatim: all pairs are unexposed here)
 
-@pytest.mark.parametrize("study", [s for s in SMALL if (STUDIES_DIR / f"{s}.ipynb").exists()])
+@pytest.mark.parametrize("study", [s for s in SMALL if s in study_notebooks()])
 def test_study_runs(study, tmp_path):
     rec = run_study(study, SMALL[study], runs_dir=tmp_path)
     assert rec["status"] == "finished", rec
