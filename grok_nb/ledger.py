@@ -549,15 +549,18 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
 
 # %% ../nbs/92_ledger.ipynb #d7dd6e56
 B_HEADS = ("profile-b-heads/sparse_attention_runs",)
-B_ARCH = ("profile-b-arch/sparse_attention_runs", "demo/sparse_attention_runs")
-B_SUITE = ("profile-b-suite/emergence_search", "demo/emergence_search")
-B_PATCH = ("profile-b-suite/emergence_patching", "demo/emergence_patching")
-B_LAGS = ("profile-b-suite/emergence_lags", "demo/emergence_lags")
+# b-arch and b-headdim run in b-heads' runs folder, so the later profile's table holds the earlier one's runs too
+B_ARCH = ("profile-b-headdim/sparse_attention_runs", "profile-b-arch/sparse_attention_runs",
+          "demo/sparse_attention_runs")
+B_SUITE = ("profile-b-suite-14m/emergence_search", "profile-b-suite/emergence_search", "demo/emergence_search")
+B_PATCH = ("profile-b-suite-14m/emergence_patching", "profile-b-suite/emergence_patching", "demo/emergence_patching")
+B_LAGS = ("profile-b-suite-14m/emergence_lags", "profile-b-suite/emergence_lags", "demo/emergence_lags")
 LM = dict(task="linear_map", arch="transformer", bias_strength=0.0, pretrain="none", n_layers=1, n_states=2)
 CA = dict(task="cellular_automaton", n_cells=8, n_rules=4, n_states=4, first_target=2, arch="transformer",
           bias_strength=0.0, pretrain="none", n_heads=4, d_head=16)
 H4 = dict(n_heads=4, d_head=16)
-SUITE_ORDER = {"pythia-micro": 0, "pythia-tiny": 1, "pythia-tiny-2": 2}
+# by size: d 32 × 2 layers, d 64 × 2, d 128 × 3, d 128 × 6 (Pythia-14m's shape; 24 heads)
+SUITE_ORDER = {"pythia-micro": 0, "pythia-tiny": 1, "pythia-tiny-2": 2, "pythia-14m": 3}
 
 def _steps_claim(id_, paper, measure, source, a, b, earlier="a", of_interest=2.0, figure="", command="", **kw):
     "A claim on the censored steps to solve, with the fallbacks `(a, b)` pairs in `a` when it is a list."
@@ -609,7 +612,8 @@ def _onset_coincides(t: pd.DataFrame) -> Outcome:
                    short=f"{k}/{n} within 1 (chance {p0:.2f})",
                    mde=lambda alpha: mde_binomial(n, p0, alpha), of_interest=0.5)
 
-B_CMD_H, B_CMD_A, B_CMD_S = "make profile-b-heads", "make profile-b-arch (else make demo)", "make profile-b-suite"
+B_CMD_H, B_CMD_A, B_CMD_S = \
+    "make profile-b-heads", "make profile-b-arch (else make demo)", "make profile-b-suite profile-b-suite-14m"
 CLAIMS_B = [
     Claim("B1", "B", "capabilities emerge stochastically: at a fixed size some seeds solve a task, others fail",
           "mini-suite (size, task) cells with both outcomes among the seeds (one such cell suffices)", B_SUITE,
@@ -673,9 +677,10 @@ CLAIMS_B = [
           success_rate(dict(LM, n_cells=12, sparsity=2, n_heads=128, d_head=1)), of_interest=0.9,
           of_interest_text="a success rate of 0.9", figure="sparse_attention_vs_d_head.png",
           command=B_CMD_H),
-    Claim("B11b", "B", "on cellular automata a minimum head dimension is needed", "no head-dimension sweep on the "
-          "automaton has been run", B_ARCH, lambda t: Outcome(status="not measured", detail="no head-dimension sweep "
-          "on the automaton in any run set"), command=B_CMD_A),
+    _steps_claim("B11b", "on cellular automata a minimum head dimension is needed", "steps to solve (censored), "
+                 "4 heads of 16 vs 64 heads of 1 (d 64) on the 4-rule automaton, 2 layers", B_ARCH,
+                 dict(CA, n_layers=2), dict(CA, n_layers=2, n_heads=64, d_head=1),
+                 figure="sparse_attention_vs_d_head.png", command="make profile-b-headdim"),
     _steps_claim("B12", "an MLP-Mixer learns the linear map an order of magnitude faster than the transformer",
                  "steps to solve (censored), MLP-Mixer vs transformer, S 12 (the demo: S 8)", B_ARCH,
                  [(dict(LM, n_cells=12, sparsity=2, arch="mlp_mixer", **H4), dict(LM, n_cells=12, sparsity=2, **H4)),
@@ -926,6 +931,10 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-a": ("make profile-a", "study A: 4 seeds × 1,000 steps and the design search"),
     "profile-b-heads": ("make profile-b-heads", "study B: heads × S, 128 heads of 1, sparsity; 8 seeds, one budget"),
     "profile-b-arch": ("make profile-b-arch", "study B: bias, depth, MLP-Mixer, pre-pretraining; 8 seeds, one budget"),
+    "profile-b-headdim": ("make profile-b-headdim", "study B: head dimension on the automaton (64 of 1, 16 of 4 at "
+                          "d 64); 8 seeds, one budget"),
+    "profile-b-suite-14m": ("make profile-b-suite-14m", "study B: the mini-suite's fourth size, Pythia-14m's shape (24 "
+                            "heads), 8 seeds; its tables hold all four sizes"),
     "profile-b-suite": ("make profile-b-suite", "study B: the mini-suite, 3 sizes × 8 seeds, patching"),
     "profile-c-tiers": ("make profile-c-tiers", "study C: the tax at c = 1…8 on the two smallest paper tiers"),
     "profile-c-capacity": ("make profile-c-capacity", "study C: the plateau at convergence, c = 1, 2, 4, 8"),

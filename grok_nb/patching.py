@@ -17,7 +17,7 @@ from .emergence import Suite, Task, pass_rate
 __all__ = ['TOP_K_KEYS', 'target_prob', 'patch_heads', 'cumulative_recovery', 'pre_post_steps', 'split_prompt_indices',
            'recovery_ks', 'top_k_of', 'head_rankings', 'random_band', 'share_at_least', 'patching_protocol',
            'patch_emergence', 'patch_emergences', 'top_k_medians', 'recovery_table', 'recovery_at_shares',
-           'recovery_aggregate', 'head_matrix', 'collect_runs']
+           'recovery_aggregate', 'recovery_by_k', 'head_matrix', 'collect_runs']
 
 # %% ../nbs/emergence/20b_patching.ipynb #2b9a1210
 def _by_length(prompts, targets):
@@ -283,6 +283,29 @@ def recovery_aggregate(at_shares) -> "pd.DataFrame":
     "Per (curve, share) over the emergences of `recovery_at_shares`: `n`, `median`, `lo` (min), `hi` (max)."
     g = at_shares.groupby(["curve", "share"]).fraction
     return g.agg(n="count", median="median", lo="min", hi="max").reset_index()
+
+# %% ../nbs/emergence/20b_patching.ipynb #cdb0a508
+def recovery_by_k(table, ks: Sequence[int] = (1, 2, 4, 8, 16), min_heads: int = 1, n_boot: int = 0):
+    """Per K of `ks`: held-out recovery of the top-K heads (`ranked`) against random rankings (`random`), medians over
+    the patched emergences of models with at least `min_heads` heads and more than K; `wins` (ranked > random), and
+    `p`, a two-sided signed-rank over models (`models`) of the per-model mean ranked − random (`mean_diff`, its
+    median over models). `table`: a suite's patching table (`emergence_patching.csv`)."""
+    import pandas as pd
+    from grok_nb.stats import signed_rank_test
+    cols = ["k", "n", "models", "ranked", "random", "wins", "mean_diff", "p"]
+    t = table[table.n_heads_total >= min_heads] if len(table) else table
+    rows = []
+    for k in ks:
+        if f"recovery_k{k}" not in t or not len(t): continue
+        d = t[(t.n_heads_total > k) & t[f"recovery_k{k}"].notna() & t[f"random_k{k}"].notna()]
+        if not len(d): continue
+        diff = (d[f"recovery_k{k}"] - d[f"random_k{k}"]).groupby([d["size"], d["seed"]]).mean()
+        r = signed_rank_test(diff.values, n_boot=n_boot)
+        rows.append(dict(k=int(k), n=len(d), models=len(diff), ranked=float(d[f"recovery_k{k}"].median()),
+                         random=float(d[f"random_k{k}"].median()),
+                         wins=int((d[f"recovery_k{k}"] > d[f"random_k{k}"]).sum()),
+                         mean_diff=float(np.median(diff.values)), p=float(r["p_two_sided"])))
+    return pd.DataFrame(rows, columns=cols)
 
 # %% ../nbs/emergence/20b_patching.ipynb #ebc6d67a
 def head_matrix(values: dict[str, float], n_layers: int, n_heads: int) -> np.ndarray:
