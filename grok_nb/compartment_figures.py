@@ -11,6 +11,7 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from .plots import save_figure, seed_curves
 from .compartment_runs import eval_curves
+from .compartments import INTERVENTIONS
 from grok_nb.compartment_tables import (run_curve, steps_vs_c, tax_table, condition_table, BIO_QA_CONDITIONS,
     thresholds)
 
@@ -478,7 +479,7 @@ def threshold_section(tt, param: str, xlabel: str, by=(), ref_fraction: float = 
         prow[2].set_ylabel("cross-compartment top-1 retrieval", fontsize=7)
         for a in prow:
             a.set_xlabel(xlabel)
-            if param == "infonce_weight":
+            if param in INTERVENTIONS and INTERVENTIONS[param].log_axis:
                 lt = float(tt.value[tt.value > 0].min()) if (tt.value > 0).any() else 0.1
                 a.set_xscale("symlog", linthresh=lt)
                 a.set_xlim(-0.5 * lt, 1.3 * float(tt.value.max()))                  # no empty negative decade

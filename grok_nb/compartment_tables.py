@@ -7,13 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from .core import RunDir, check
+from .compartments import INTERVENTIONS
 from .compartment_runs import eval_curves, eval_loss_at, reference_tax, plateau_change
 
 # %% auto #0
-__all__ = ['TAX_MATCH', 'INTERVENTIONS', 'SAME_STRENGTH_REFERENCE', 'ALIGN_COLUMNS', 'TRANS_COLUMNS', 'POSTHOC_MATCH',
-           'BIO_QA_CONDITIONS', 'run_curve', 'steps_vs_c', 'condition_table', 'tax_table', 'at_defaults',
-           'threshold_table', 'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_runs',
-           'capacity_table', 'fit_table', 'bio_qa_table']
+__all__ = ['TAX_MATCH', 'SAME_STRENGTH_REFERENCE', 'ALIGN_COLUMNS', 'TRANS_COLUMNS', 'POSTHOC_MATCH', 'BIO_QA_CONDITIONS',
+           'run_curve', 'steps_vs_c', 'condition_table', 'tax_table', 'at_defaults', 'threshold_table',
+           'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_runs', 'capacity_table', 'fit_table',
+           'bio_qa_table']
 
 # %% ../nbs/compartments/30e_compartment_tables.ipynb #d0b7e006
 def run_curve(path, key: str = "val_loss") -> tuple[np.ndarray, np.ndarray]:
@@ -90,8 +91,8 @@ def tax_table(runs, key: str = "val_within", fraction: float = 0.2, match=TAX_MA
     return pd.DataFrame(rows).astype({"ratio": float}) if rows else pd.DataFrame()
 
 # %% ../nbs/compartments/30e_compartment_tables.ipynb #d35a89bf
-INTERVENTIONS = ("translation_fraction", "weight_decay", "infonce_weight")
-SAME_STRENGTH_REFERENCE = ("translation_fraction", "weight_decay")
+# the interventions: `grok_nb.compartments.INTERVENTIONS` (study C's spec); those with a same-strength reference:
+SAME_STRENGTH_REFERENCE = tuple(k for k, i in INTERVENTIONS.items() if i.same_strength_reference)
 ALIGN_COLUMNS = ("retrieval", "retrieval_centered", "cos_matched", "cos_mismatched", "cos_gap_centered", "chance")
 TRANS_COLUMNS = ("val_trans_b_within", "val_trans_b", "val_trans_a_within")
 
@@ -101,7 +102,8 @@ def at_defaults(runs, names, defaults: dict):
     for n in names: m &= np.isclose(runs[f"p_{n}"].astype(float), float(defaults[n]))
     return runs[m]
 
-def threshold_table(runs, param: str, defaults: dict, key: str = "val_within", by=(), interventions=INTERVENTIONS,
+def threshold_table(runs, param: str, defaults: dict, key: str = "val_within", by=(),
+                    interventions=tuple(INTERVENTIONS),
                     match=TAX_MATCH, fraction: float = 0.2):
     "One row per c > 1 run along intervention `param` (see above), sorted by `by`, c, strength and seed."
     check(param in interventions, f"threshold_table: param must be one of {interventions}, got {param!r}")

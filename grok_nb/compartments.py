@@ -5,6 +5,7 @@
 # %% ../nbs/compartments/30_compartments.ipynb #806f3bf6
 from __future__ import annotations
 import copy, math, hashlib, itertools
+from dataclasses import dataclass
 from typing import Callable, Sequence
 import numpy as np
 import torch
@@ -12,14 +13,16 @@ from fastcore.basics import patch
 from .core import GrokError, check, RunDir, append_jsonl, evaluating
 from .data import TokenStream, text_source
 from .store import SubsetCorpus, tokenizer_fingerprint
-from .models import build_model
+from .models import build_model, preset_rule
+from .params import StudySpec, Rule, Int, Num, OneOf, Opt, ListOf, PathSpec
 from .train import lm_loss_sum, train_or_launch
 
 # %% auto #0
-__all__ = ['TRANS_TEXT', 'ROW_BLOCK', 'CompartmentTokenizer', 'DisjointTokenizer', 'assign_documents', 'CompartmentStream',
-           'duplicate_embeddings', 'build_compartment_model', 'compartment_logprobs', 'expand_to_compartments',
-           'check_model_vocab', 'validation_batches', 'within_loss_sum', 'batches_loss', 'tokens_per_byte',
-           'compartment_eval_fn', 'posthoc_pretrain']
+__all__ = ['TRANS_TEXT', 'ROW_BLOCK', 'INTERVENTIONS', 'COMPARTMENTS_SPEC', 'CompartmentTokenizer', 'DisjointTokenizer',
+           'assign_documents', 'CompartmentStream', 'duplicate_embeddings', 'build_compartment_model',
+           'compartment_logprobs', 'expand_to_compartments', 'check_model_vocab', 'validation_batches',
+           'within_loss_sum', 'batches_loss', 'tokens_per_byte', 'compartment_eval_fn', 'posthoc_pretrain',
+           'Intervention']
 
 # %% ../nbs/compartments/30_compartments.ipynb #80fadb2a
 TRANS_TEXT = "<|trans|>"
@@ -673,3 +676,43 @@ def posthoc_pretrain(size: str, comp_tok, train_docs, n_docs: int, eval_sets: di
         with evaluating(m1): append_jsonl({"step": 0, "event": "eval", **c1_eval(m1, 0)}, pre_rd.metrics_file)
     return train_or_launch(m1, c1_stream, steps, run_dir=pre_rd, eval_fn=c1_eval, checkpoint_steps=[steps], seed=seed,
                            **train_kw)
+
+# %% ../nbs/compartments/30_compartments.ipynb #ffc172a3
+@dataclass(frozen=True, eq=False)
+class Intervention:
+    "A study C intervention: its `param`, `rule`, axis `label`, reference at the same strength, log axis."
+    param: str
+    rule: Rule
+    label: str
+    same_strength_reference: bool = False
+    log_axis: bool = False
+
+INTERVENTIONS = {i.param: i for i in (
+    Intervention("translation_fraction", Num(0, 1, hi_open=True), "translation fraction t (share of rows)",
+                 same_strength_reference=True),
+    Intervention("weight_decay", Num(0), "weight decay", same_strength_reference=True),
+    Intervention("infonce_weight", Num(0), "InfoNCE weight λ (× contrastive loss)", log_axis=True),
+)}
+
+# %% ../nbs/compartments/30_compartments.ipynb #ff8547c2
+_POS = Int(1)
+COMPARTMENTS_SPEC = StudySpec("compartments", rules=dict(
+    size=preset_rule("gpt-"), c=_POS, **{k: i.rule for k, i in INTERVENTIONS.items()},
+    infonce_layer=Int(0), infonce_tau=Num(0, lo_open=True), init=OneOf("random", "duplicate", "posthoc"),
+    pretrain_steps=Opt(_POS), case=OneOf("none", "bilingual", "bio_qa"),
+    corpus=PathSpec(specials=("embedded", "english", "zh", "joint", "bio", "qa"))
+    & Rule(lambda v, p: {"bilingual": v in ("embedded", "zh"), "bio_qa": v in ("joint", "bio", "qa")}.get(
+        p["case"], v not in ("zh", "joint", "bio", "qa")), "for case 'bilingual' 'embedded' or 'zh', for 'bio_qa' "
+        "'joint', 'bio' or 'qa', else 'embedded', 'english' or a file or folder"),
+    tokenizer=OneOf("shared", "disjoint"),
+    proportions=Opt(ListOf(Num(0)) & Rule(lambda v, p: len(v) == p["c"] and sum(v) > 0,
+                                          "c of them, with a positive sum")),
+    base_vocab=Int(5), n_docs=_POS, n_valid=_POS, data_procs=_POS,
+    max_tokens=Opt(_POS & Rule(lambda v, p: (p["case"] == "none" and p["corpus"] != "embedded")
+                               or (p["case"] == "bilingual" and p["corpus"] == "zh"),
+                               "set only for a real corpus (case 'none', corpus not 'embedded'; or the en/zh pair)")),
+    n_people=_POS, eval_every=_POS, targets=Opt(ListOf(Num(0, lo_open=True))), align_layer=Opt(Int(0)),
+    n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False)),
+    trans_half=Opt(_POS & Rule(lambda v, p: v <= (p["seq_len"] - 2) // 2, "at most (seq_len - 2) // 2")),
+    infonce_pairs=_POS, eval_batches=_POS, n_trans_eval=_POS),
+    registries=dict(interventions=INTERVENTIONS))

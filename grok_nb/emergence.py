@@ -9,19 +9,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
+import inspect
 from .core import GrokError, check, RunDir, save_json, load_json, hub_online, hub_error
+from .params import StudySpec, Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathSpec, type_ok
 from .data import TokenStream, train_tokenizer, load_tokenizer, text_source
-from .models import build_model
+from .models import build_model, preset_rule
 from .train import train_or_launch, load_checkpoint, checkpoint_schedule, pythia_steps
 from .scoring import greedy_match
 
 # %% auto #0
 __all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES', 'VERBS', 'SPATIAL_PREPOSITIONS',
-           'IOI_TEMPLATES', 'SEPARATORS', 'TASKS', 'LOCAL_TRAIN_KEYS', 'filler_sentence', 'ioi_sentence', 'story',
-           'capability_corpus', 'repeated_ngram_share', 'Task', 'prefix_id', 'word_tokens', 'single_token_names',
-           'string_repetition', 'in_context_repetition', 'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks',
-           'pass_rate', 'passes', 'Suite', 'HFPythiaSuite', 'LocalSuite', 'train_local_suite', 'study_suite',
-           'study_tasks']
+           'IOI_TEMPLATES', 'SEPARATORS', 'TASKS', 'LOCAL_TRAIN_KEYS', 'PYTHIA_SIZES', 'POLYPYTHIA_SIZES',
+           'EMERGENCE_SPEC', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus', 'repeated_ngram_share',
+           'Task', 'prefix_id', 'word_tokens', 'single_token_names', 'string_repetition', 'in_context_repetition',
+           'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes', 'Suite', 'HFPythiaSuite',
+           'LocalSuite', 'train_local_suite', 'study_suite', 'study_tasks', 'task_options']
 
 # %% ../nbs/emergence/20_emergence.ipynb #ee863fa0
 # bump when `capability_corpus` changes what it generates (cached mini-suites are keyed by it); 2: IOI in both orders
@@ -613,3 +615,42 @@ def study_tasks(tasks: dict, tokenizer, n_prompts: int, pass_threshold: float, l
             print(f"{name:22s} threshold {thresholds[name]:.2f}  e.g. {tokenizer.decode(task.prompts[0][1:])!r} -> "
                   f"{tokenizer.decode(task.targets[0])!r}")
     return task_objs, thresholds
+
+# %% ../nbs/emergence/20_emergence.ipynb #d6ac87ac
+# the hub's suites: Pythia's sizes (each also '-deduped'), and the PolyPythias (seeds 1-9 of the five smallest)
+PYTHIA_SIZES = ("14m", "31m", "70m", "160m", "410m", "1b", "1.4b", "2.8b", "6.9b", "12b")
+POLYPYTHIA_SIZES = PYTHIA_SIZES[:5]
+
+def task_options(name: str) -> dict:
+    "The options task `name` of `TASKS` takes (its keyword arguments but the tokenizer, `n`, `seed`), with defaults."
+    ps = inspect.signature(TASKS[name]).parameters
+    return {**{k: (None if p.default is p.empty else p.default) for k, p in ps.items()
+               if k not in ("tokenizer", "n", "seed")}, "threshold": None}
+
+def _tasks_ok(v, p) -> bool:
+    "Is every task's option one it takes, with a value of its default's type?"
+    return all(k in task_options(t) and type_ok(task_options(t)[k], x) for t, o in v.items() for k, x in o.items())
+
+def _sizes_ok(v, p) -> bool:
+    if p["suite"] == "local": return all(preset_rule("pythia-").ok(s) for s in v)
+    if p["suite"] == "pythia": return all(s.removesuffix("-deduped") in PYTHIA_SIZES for s in v)
+    return set(v) <= set(POLYPYTHIA_SIZES)
+
+_POS, _NN, _FRAC, _SHARE = Int(1), Int(0), Num(0, 1), Num(0, 1, lo_open=True)
+EMERGENCE_SPEC = StudySpec("emergence", rules=dict(
+    suite=OneOf("local", "pythia", "polypythia"), sizes=ListOf(Str(), unique=True)
+    & Rule(_sizes_ok, lambda: f"local-suite sizes among the pythia-* presets ({preset_rule('pythia-').allowed}); "
+           f"for suite 'pythia' among {', '.join(PYTHIA_SIZES)} (or <size>-deduped); for 'polypythia' among "
+           f"{', '.join(POLYPYTHIA_SIZES)}"),
+    seeds=ListOf(_NN, unique=True), tasks=Dict(OneOf(lambda: sorted(TASKS)), Dict(Str()), min_len=1)
+    & Rule(lambda v, p: all(Opt(_SHARE).ok(s.get("threshold")) for s in v.values()), "task thresholds in (0, 1]")
+    & Rule(_tasks_ok, lambda: "each task's options among its own (" + "; ".join(
+        f"{t}: {', '.join(task_options(t))}" for t in sorted(TASKS)) + "), each of its default's type"),
+    pass_threshold=_SHARE, n_prompts=_POS, coarse=_POS, top_share=_SHARE, n_random=_POS, patch_span=_POS,
+    head_probe_length=Int(3), head_probe_n=_POS, size_overrides=Dict(preset_rule("pythia-"), Dict(Str())),
+    checkpoint_every=Opt(_POS), tokenizer=OneOf("word", "bpe"), vocab_size=Int(5), n_docs=_POS, p_base=_FRAC,
+    story_rates=Dict(OneOf("p_repeat", "p_list", "p_pattern", "p_ioi"), _FRAC), corpus_seed=_NN,
+    suite_dir=Opt(PathSpec(prefixes=(), exists=False)), hub_root=Opt(PathSpec(prefixes=())),
+    hub_cache=Opt(PathSpec(prefixes=(), exists=False)), hub_steps=Opt(ListOf(_NN, unique=True)),
+    curve_steps=Opt(ListOf(_NN, unique=True))),
+    registries=dict(tasks=TASKS))

@@ -12,14 +12,17 @@ import numpy as np
 import pandas as pd
 import ahocorasick
 from .core import GrokError, check
+from .params import StudySpec, Int, Num, OneOf, Opt, ListOf, Str, PathSpec
+from .models import preset_rule
+from .blimp import PARADIGMS
 from .lexicon import DEMONSTRATIVES
 
 # %% auto #0
 __all__ = ['DEMONSTRATIVE_WORDS', 'NUMBER_DETERMINERS', 'PRENOMINAL', 'PREPOSITIONS', 'RELATIVIZERS', 'AUXILIARIES',
            'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PREVERBAL_ADVERBS', 'PHENOMENON_RULES',
-           'PHRASE_COLUMNS', 'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase', 'critical_phrase',
-           'critical_phrases', 'phrase_coverage', 'exposure_table', 'sightings_before', 'stream_texts',
-           'exposure_from_stream', 'proxy_split']
+           'PHRASE_COLUMNS', 'GROKKING_SPEC', 'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase',
+           'critical_phrase', 'critical_phrases', 'phrase_coverage', 'exposure_table', 'sightings_before',
+           'stream_texts', 'exposure_from_stream', 'proxy_split']
 
 # %% ../nbs/grokking/10_exposure.ipynb #8163bb95
 _WORD = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]")
@@ -532,3 +535,17 @@ def proxy_split(pairs_df: pd.DataFrame, exposure_df: pd.DataFrame, window_step: 
     )
     return pd.Series([bool(pd.notna(first[p]) and first[p] < window_step) for p in pairs_df.phrase],
                      index=pairs_df.index, name="exposed", dtype=bool)
+
+# %% ../nbs/grokking/10_exposure.ipynb #b91d743a
+_POS, _NN, _FRAC, _SHARE = Int(1), Int(0), Num(0, 1), Num(0, 1, lo_open=True)
+GROKKING_SPEC = StudySpec("grokking", rules=dict(
+    corpus=PathSpec(specials=("embedded",)), pairs=PathSpec(specials=("embedded",)),
+    phenomena=ListOf(Str(), unique=True), preset=preset_rule(),
+    tokenizer=PathSpec(specials=("auto",), prefixes=(), hub_names=True), vocab_size=Int(5), n_docs=Opt(_POS),
+    n_per_phenomenon=_POS, zipf=Num(0, lo_open=True), n_nouns=Opt(_POS), raising_share=_FRAC, order_share=_FRAC,
+    n_exposures=_NN, exposure_window=_SHARE, match_tolerance=Num(0), stratum_width=Num(0, lo_open=True),
+    max_tokens=Opt(_POS), tokenizer_sample_docs=_POS, data_procs=_POS, checkpoint_every=_POS, dense_until=Opt(_POS),
+    late_every=Opt(_POS), threshold=_SHARE, smooth=_POS, n_null=_POS, n_boot=_NN, analysis_pairs=Int(2),
+    analysis_every=_POS, concept_layer=Opt(_NN), concept_pool=OneOf("phrase", "last"), top_k=_POS,
+    head_window=Num(0, lo_open=True)),
+    registries=dict(phenomena=PARADIGMS, critical_rules=PHENOMENON_RULES))

@@ -16,9 +16,10 @@ from transformers.modeling_outputs import CausalLMOutput
 from .core import GrokError, check
 from .models import build_model
 from .train import lm_loss
+from .synthetic import ARCHS
 
 # %% auto #0
-__all__ = ['ARCHS', 'CausalMixerConfig', 'CausalTokenMixing', 'CausalMixerBlock', 'CausalMixerForCausalLM', 'build_mixer_model',
+__all__ = ['CausalMixerConfig', 'CausalTokenMixing', 'CausalMixerBlock', 'CausalMixerForCausalLM', 'build_mixer_model',
            'training_throughput']
 
 # %% ../nbs/emergence/22_mixers.ipynb #01115969
@@ -128,8 +129,6 @@ AutoConfig.register(CausalMixerConfig.model_type, CausalMixerConfig, exist_ok=Tr
 AutoModelForCausalLM.register(CausalMixerConfig, CausalMixerForCausalLM, exist_ok=True)
 
 # %% ../nbs/emergence/22_mixers.ipynb #5bfe958e
-ARCHS = ("transformer", "mlp_mixer", "mamba2", "gated_deltanet", "rwkv")
-
 def _config(cls, arch: str, base: dict, extra: dict):
     names = {f.name for f in dataclasses.fields(cls)}
     bad = sorted(set(extra) - names)

@@ -8,9 +8,10 @@ import copy
 import torch
 from transformers import (LlamaConfig, LlamaForCausalLM, GPTNeoXConfig, GPTNeoXForCausalLM, GPT2Config, GPT2LMHeadModel)
 from .core import GrokError, check
+from .params import OneOf, Rule
 
 # %% auto #0
-__all__ = ['PRESETS', 'preset_config', 'build_model', 'count_params', 'count_preset_params']
+__all__ = ['PRESETS', 'preset_config', 'build_model', 'count_params', 'count_preset_params', 'preset_rule']
 
 # %% ../nbs/03_models.ipynb #d28bebe6
 PRESETS: dict[str, dict] = {
@@ -161,3 +162,8 @@ def count_params(model, embeddings: bool = True) -> int:
 def count_preset_params(preset: str, embeddings: bool = True, **kw) -> int:
     "Parameter count of a preset without allocating it (meta device)."
     with torch.device("meta"): return count_params(build_model(preset, **kw), embeddings=embeddings)
+
+# %% ../nbs/03_models.ipynb #3f47b23d
+def preset_rule(prefix: str = "") -> Rule:
+    "The rule of a parameter naming a preset of `PRESETS` whose name starts with `prefix`."
+    return OneOf(lambda: sorted(k for k in PRESETS if k.startswith(prefix)))

@@ -6,12 +6,13 @@
 from __future__ import annotations
 import os, math
 from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Callable
 from .core import GrokError, check
 
 # %% auto #0
-__all__ = ['type_ok', 'Rule', 'Int', 'Num', 'OneOf', 'Opt', 'Str', 'ListOf', 'Dict', 'looks_like_path', 'PathSpec',
-           'check_params', 'resolve_paths']
+__all__ = ['COMMON_RULES', 'type_ok', 'Rule', 'Int', 'Num', 'OneOf', 'Opt', 'Str', 'ListOf', 'Dict', 'looks_like_path',
+           'PathSpec', 'check_params', 'resolve_paths', 'StudySpec']
 
 # %% ../nbs/00b_params.ipynb #34c32f18
 def type_ok(default, value) -> bool:
@@ -165,3 +166,30 @@ def resolve_paths(params: dict, rules: dict | None = None, cwd=None) -> dict:
     "`params` with every value of a `PathSpec` parameter that is a path made absolute against `cwd`."
     return {k: (rules[k].resolve(v, cwd) if isinstance((rules or {}).get(k), PathSpec) else v)
             for k, v in params.items()}
+
+# %% ../nbs/00b_params.ipynb #4fd01120
+_DEVICE = Rule(lambda v, p: v.split(":")[0] in ("auto", "cpu", "cuda", "mps"), "'auto', 'cpu', 'cuda[:n]' or 'mps'")
+COMMON_RULES = dict(
+    seed=Int(0), steps=Int(1), lr=Num(0, lo_open=True), batch_size=Int(1), seq_len=Int(2), device=_DEVICE,
+    nproc=Int(1), weight_decay=Num(0), warmup=Int(0),
+    grad_accum=Int(1) & Rule(lambda v, p: not Int(1).ok(p["nproc"]) or p["batch_size"] % (p["nproc"] * v) == 0,
+                             "a divisor of batch_size / nproc (each process splits its rows into grad_accum "
+                             "micro-batches)"),
+    compile=OneOf(False, True))
+
+@dataclass(frozen=True, eq=False)
+class StudySpec:
+    "A study's `rules` (parameter -> `Rule`, beyond `COMMON_RULES`) and `registries` (name -> what a parameter names)."
+    study: str
+    rules: dict
+    registries: dict = field(default_factory=dict)
+
+    def all_rules(self) -> dict:
+        "`COMMON_RULES` and the study's own rules (which win)."
+        return {**COMMON_RULES, **self.rules}
+
+    def check_defaults(self, defaults: dict) -> dict:
+        "The study notebook's `defaults` checked against the spec: every rule names one of them, and they pass."
+        extra = sorted(set(self.rules) - set(defaults))
+        check(not extra, f"study {self.study!r}: rules for parameters its notebook does not have: {extra}")
+        return check_params(self.study, {}, defaults, self.all_rules())

@@ -5,21 +5,21 @@
 # %% ../nbs/90_sweep.ipynb #daec5f1b
 from __future__ import annotations
 import os, re, sys, ast, json, time, fcntl, shutil, signal, inspect, warnings, itertools, argparse, contextlib
-import traceback
+import traceback, importlib
 from pathlib import Path
 from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 from .core import (GrokError, check, run_id, save_json, load_json, atomic_write, PROJECT_ROOT, RunDir,
     make_run_dir, runs_root, figures_root, workspace, append_jsonl, read_jsonl)
-from grok_nb.params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathSpec, type_ok, check_params,
-    resolve_paths)
+from .params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathSpec, type_ok, check_params,
+    resolve_paths, StudySpec, COMMON_RULES)
 from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RETRY, BAD_STATUSES
 
 # %% auto #0
-__all__ = ['NBS_DIR', 'PYTHIA_SIZES', 'POLYPYTHIA_SIZES', 'PARAM_RULES', 'DATA_PARAMS', 'NEUTRAL_PARAMS', 'KERNEL_START_FAILED',
-           'SLURM_OPTIONS', 'DEFAULT_TIMEOUT_MIN', 'grid', 'study_notebooks', 'report_notebooks', 'study_notebook',
-           'study_defaults', 'study_rules', 'check_data_files', 'resolve_params', 'runs_folder', 'identity_params',
+__all__ = ['NBS_DIR', 'STUDY_SPECS', 'DATA_PARAMS', 'NEUTRAL_PARAMS', 'KERNEL_START_FAILED', 'SLURM_OPTIONS',
+           'DEFAULT_TIMEOUT_MIN', 'grid', 'study_notebooks', 'report_notebooks', 'study_notebook', 'study_defaults',
+           'study_spec', 'study_rules', 'check_data_files', 'resolve_params', 'runs_folder', 'identity_params',
            'run_path', 'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters',
            'make_executor', 'sweep', 'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary',
            'table_values', 'publish_summaries', 'write_run_info', 'run_info', 'run_reports']
@@ -80,118 +80,27 @@ def study_defaults(study: str) -> dict:
     return out
 
 # %% ../nbs/90_sweep.ipynb #690d9862
-def _presets(prefix: str = "") -> list[str]:
-    from grok_nb.models import PRESETS
-    return sorted(k for k in PRESETS if k.startswith(prefix))
-
-def _archs():
-    from grok_nb.mixers import ARCHS
-    return ARCHS
-
-def _tasks():
-    from grok_nb.emergence import TASKS
-    return sorted(TASKS)
-
-def _rel(pred, allowed: str) -> Rule: return Rule(pred, allowed)
-
-def _task_options(name: str) -> dict:
-    "The options a task of study B takes (its keyword arguments but the tokenizer, `n` and `seed`), with defaults."
-    from grok_nb.emergence import TASKS
-    ps = inspect.signature(TASKS[name]).parameters
-    return {**{k: (None if p.default is p.empty else p.default) for k, p in ps.items()
-               if k not in ("tokenizer", "n", "seed")}, "threshold": None}
-
-def _tasks_ok(v, p) -> bool:
-    "Is every task's option one it takes, with a value of its default's type?"
-    return all(k in _task_options(t) and type_ok(_task_options(t)[k], x) for t, o in v.items() for k, x in o.items())
-
-# the hub's suites: Pythia's sizes (each also '-deduped'), and the PolyPythias (seeds 1-9 of the five smallest)
-PYTHIA_SIZES = ("14m", "31m", "70m", "160m", "410m", "1b", "1.4b", "2.8b", "6.9b", "12b")
-POLYPYTHIA_SIZES = PYTHIA_SIZES[:5]
-
-def _sizes_ok(v, p) -> bool:
-    if p["suite"] == "local": return set(v) <= set(_presets("pythia-"))
-    if p["suite"] == "pythia": return all(s.removesuffix("-deduped") in PYTHIA_SIZES for s in v)
-    return set(v) <= set(POLYPYTHIA_SIZES)
-
-_POS, _NN = Int(1), Int(0)
-_DEVICE = Rule(lambda v, p: v.split(":")[0] in ("auto", "cpu", "cuda", "mps"), "'auto', 'cpu', 'cuda[:n]' or 'mps'")
-_LR, _FRAC, _SHARE = Num(0, lo_open=True), Num(0, 1), Num(0, 1, lo_open=True)
-_COMMON = dict(seed=_NN, steps=_POS, lr=_LR, batch_size=_POS, seq_len=Int(2), device=_DEVICE, nproc=_POS,
-               weight_decay=Num(0), warmup=_NN,
-               grad_accum=_POS & _rel(lambda v, p: not _POS.ok(p["nproc"]) or p["batch_size"] % (p["nproc"] * v) == 0,
-                                      "a divisor of batch_size / nproc (each process splits its rows into grad_accum "
-                                      "micro-batches)"),
-               compile=OneOf(False, True))
-
-PARAM_RULES: dict[str, dict[str, Rule]] = {
-    "grokking": dict(
-        corpus=PathSpec(specials=("embedded",)), pairs=PathSpec(specials=("embedded",)),
-        phenomena=ListOf(Str(), unique=True), preset=OneOf(_presets),
-        tokenizer=PathSpec(specials=("auto",), prefixes=(), hub_names=True), vocab_size=Int(5), n_docs=Opt(_POS),
-        n_per_phenomenon=_POS, zipf=Num(0, lo_open=True), n_nouns=Opt(_POS), raising_share=_FRAC, order_share=_FRAC,
-        n_exposures=_NN, exposure_window=_SHARE, match_tolerance=Num(0), stratum_width=Num(0, lo_open=True),
-        max_tokens=Opt(_POS), tokenizer_sample_docs=_POS, data_procs=_POS, checkpoint_every=_POS, dense_until=Opt(_POS),
-        late_every=Opt(_POS), threshold=_SHARE, smooth=_POS, n_null=_POS, n_boot=_NN, analysis_pairs=Int(2),
-        analysis_every=_POS, concept_layer=Opt(_NN), concept_pool=OneOf("phrase", "last"), top_k=_POS,
-        head_window=Num(0, lo_open=True)),
-    "emergence": dict(
-        suite=OneOf("local", "pythia", "polypythia"), sizes=ListOf(Str(), unique=True)
-        & Rule(_sizes_ok, lambda: f"local-suite sizes among the pythia-* presets ({', '.join(_presets('pythia-'))}); "
-               f"for suite 'pythia' among {', '.join(PYTHIA_SIZES)} (or <size>-deduped); for 'polypythia' among "
-               f"{', '.join(POLYPYTHIA_SIZES)}"),
-        seeds=ListOf(_NN, unique=True), tasks=Dict(OneOf(_tasks), Dict(Str()), min_len=1)
-        & _rel(lambda v, p: all(Opt(_SHARE).ok(s.get("threshold")) for s in v.values()), "task thresholds in (0, 1]")
-        & Rule(_tasks_ok, lambda: "each task's options among its own (" + "; ".join(
-            f"{t}: {', '.join(_task_options(t))}" for t in _tasks()) + "), each of its default's type"),
-        pass_threshold=_SHARE, n_prompts=_POS, coarse=_POS, top_share=_SHARE, n_random=_POS, patch_span=_POS,
-        head_probe_length=Int(3), head_probe_n=_POS,
-        size_overrides=Dict(OneOf(lambda: _presets("pythia-")), Dict(Str())),
-        checkpoint_every=Opt(_POS), tokenizer=OneOf("word", "bpe"), vocab_size=Int(5), n_docs=_POS, p_base=_FRAC,
-        story_rates=Dict(OneOf("p_repeat", "p_list", "p_pattern", "p_ioi"), _FRAC), corpus_seed=_NN,
-        suite_dir=Opt(PathSpec(prefixes=(), exists=False)), hub_root=Opt(PathSpec(prefixes=())),
-        hub_cache=Opt(PathSpec(prefixes=(), exists=False)), hub_steps=Opt(ListOf(_NN, unique=True)),
-        curve_steps=Opt(ListOf(_NN, unique=True))),
-    "sparse_attention": dict(
-        task=OneOf("linear_map", "cellular_automaton"), n_cells=Int(2), n_states=Int(2),
-        sparsity=_POS & _rel(lambda v, p: v <= p["n_cells"], "at most n_cells"), n_colours=Int(2),
-        n_rules=_POS & _rel(lambda v, p: v == 1 or p["n_states"] > 2, "1 unless n_states > 2"),
-        window=_POS & _rel(lambda v, p: v <= p["n_cells"], "at most n_cells"), blind=Opt(OneOf(True, False)),
-        task_seed=Opt(_NN), arch=OneOf(_archs), n_layers=_POS, n_heads=_POS, d_head=_POS,
-        bias_strength=Num(0) & _rel(lambda v, p: v == 0 or (p["arch"] == "transformer" and p["nproc"] == 1),
-                                    "0 unless arch is 'transformer' and nproc is 1"),
-        bias_heads=_rel(lambda v, p: v in (None, "all") or (Int(1).ok(v) and v <= p["n_heads"]),
-                        "None, 'all' or an int in [1, n_heads]"),
-        first_target=_POS, pretrain=OneOf("none", "dyck", "nca", "random"), pretrain_steps=_NN, eval_every=_POS,
-        eval_batch=_POS),
-    "compartments": dict(
-        size=OneOf(lambda: _presets("gpt-")), c=_POS, translation_fraction=Num(0, 1, hi_open=True),
-        infonce_weight=Num(0), infonce_layer=_NN, infonce_tau=Num(0, lo_open=True),
-        init=OneOf("random", "duplicate", "posthoc"), pretrain_steps=Opt(_POS),
-        case=OneOf("none", "bilingual", "bio_qa"),
-        corpus=PathSpec(specials=("embedded", "english", "zh", "joint", "bio", "qa"))
-        & _rel(lambda v, p: {"bilingual": v in ("embedded", "zh"), "bio_qa": v in ("joint", "bio", "qa")}.get(
-            p["case"], v not in ("zh", "joint", "bio", "qa")), "for case 'bilingual' 'embedded' or 'zh', for 'bio_qa' "
-            "'joint', 'bio' or 'qa', else 'embedded', 'english' or a file or folder"),
-        tokenizer=OneOf("shared", "disjoint"),
-        proportions=Opt(ListOf(Num(0)) & _rel(lambda v, p: len(v) == p["c"] and sum(v) > 0,
-                                              "c of them, with a positive sum")),
-        base_vocab=Int(5), n_docs=_POS, n_valid=_POS, data_procs=_POS,
-        max_tokens=Opt(_POS & _rel(lambda v, p: (p["case"] == "none" and p["corpus"] != "embedded")
-                                   or (p["case"] == "bilingual" and p["corpus"] == "zh"),
-                                   "set only for a real corpus (case 'none', corpus not 'embedded'; "
-                                   "or the en/zh pair)")),
-        n_people=_POS, eval_every=_POS, targets=Opt(ListOf(Num(0, lo_open=True))), align_layer=Opt(_NN),
-        n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False)),
-        trans_half=Opt(_POS & _rel(lambda v, p: v <= (p["seq_len"] - 2) // 2, "at most (seq_len - 2) // 2")),
-        infonce_pairs=_POS, eval_batches=_POS, n_trans_eval=_POS),
+STUDY_SPECS = {  # study -> "module:name" of its StudySpec (or the spec itself), exported by its first notebook
+    "grokking": "grok_nb.exposure:GROKKING_SPEC",
+    "emergence": "grok_nb.emergence:EMERGENCE_SPEC",
+    "sparse_attention": "grok_nb.synthetic:SPARSE_ATTENTION_SPEC",
+    "compartments": "grok_nb.compartments:COMPARTMENTS_SPEC",
 }
+
+def study_spec(study: str) -> StudySpec | None:
+    "The `StudySpec` of `study` (`STUDY_SPECS`, imported on first use); None for a study without one (a toy study)."
+    s = STUDY_SPECS.get(study)
+    if isinstance(s, str):
+        mod, name = s.split(":")
+        s = getattr(importlib.import_module(mod), name)
+    return s
 
 # %% ../nbs/90_sweep.ipynb #967c2bc4
 def study_rules(study: str) -> dict[str, Rule]:
-    """The rules of `study`'s parameters: the common ones (seed, steps, lr, ... where the study has them) and its own
-    row of `PARAM_RULES`. Parameters without a rule get the type check only."""
-    return {**_COMMON, **PARAM_RULES.get(study, {})}
+    """The rules of `study`'s parameters: the common ones (seed, steps, lr, ... where the study has them) and its
+    spec's own. Parameters without a rule get the type check only."""
+    s = study_spec(study)
+    return s.all_rules() if s else dict(COMMON_RULES)
 
 # %% ../nbs/90_sweep.ipynb #d491c8d5
 def _budget_reader(items, budget_s: float, t0: float) -> tuple[int, bool]:
@@ -577,7 +486,7 @@ def _write_toy_study(folder: Path) -> Path:
 # %% ../nbs/90_sweep.ipynb #78ed6f8b
 def study_params(study: str, namespace: dict, **derived) -> dict:
     """The run's parameters: every name of `study`'s parameters cell (but `run_dir`) with its value in `namespace`,
-    checked (types, `PARAM_RULES`) before the notebook builds any data; as the run's identity (`identity_params`:
+    checked (types, `study_rules`) before the notebook builds any data; as the run's identity (`identity_params`:
     parameters added later are left out while they have their neutral value)."""
     defaults = study_defaults(study)
     names = [k for k in defaults if k != "run_dir"]

@@ -9,11 +9,13 @@ import numpy as np
 import torch
 from fastcore.basics import patch
 from .core import GrokError, check, moving_average
+from .params import StudySpec, Rule, Int, Num, OneOf, Opt
 
 # %% auto #0
-__all__ = ['step_generator', 'task_fingerprint', 'trajectory_layout', 'TrajectoryTask', 'SparseLinearMap', 'elementary_rule',
-           'CellularAutomaton', 'NeuralCA', 'make_task', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'RandomTokens',
-           'plateau_length', 'attention_alignment', 'target_bias', 'position_accuracy']
+__all__ = ['TASK_KINDS', 'ARCHS', 'PRETRAIN_KINDS', 'SPARSE_ATTENTION_SPEC', 'step_generator', 'task_fingerprint',
+           'trajectory_layout', 'TrajectoryTask', 'SparseLinearMap', 'elementary_rule', 'CellularAutomaton', 'NeuralCA',
+           'make_task', 'dyck_attn_target', 'Dyck', 'dyck_corpus', 'RandomTokens', 'plateau_length',
+           'attention_alignment', 'target_bias', 'position_accuracy']
 
 # %% ../nbs/emergence/21_synthetic.ipynb #b27c6403
 _TASK_SALT, _BATCH_SALT = 0x7A5C, 0xBA7C
@@ -318,14 +320,14 @@ class NeuralCA(CellularAutomaton):
         return torch.multinomial(p.flatten(0, 1), 1, generator=g).view_as(x)
 
 # %% ../nbs/emergence/21_synthetic.ipynb #ee4c9555
+TASK_KINDS = ("linear_map", "cellular_automaton")   # the study's `task`: make_task builds each
+
 def make_task(kind: str, n_cells: int, n_states: int = 2, sparsity: int = 2, n_colours: int = 2, n_rules: int = 1,
               window: int = 3, blind: bool | None = None, batch_size: int = 64, seed: int = 0,
               task_seed: int = 0, first_target: int = 1) -> TrajectoryTask:
     """A `SparseLinearMap` (`kind='linear_map'`) or `CellularAutomaton` (`'cellular_automaton'`, with its
     `first_target`) from study parameters."""
-    check(
-        kind in ("linear_map", "cellular_automaton"), f"task must be 'linear_map' or 'cellular_automaton', got {kind!r}"
-    )
+    check(kind in TASK_KINDS, f"task must be one of {TASK_KINDS}, got {kind!r}")
     check(kind == "cellular_automaton" or first_target == 1,
           f"first_target={first_target} is for the automaton (whose rule is read from earlier transitions)")
     kw = {} if blind is None else dict(blind=blind)
@@ -479,3 +481,20 @@ def position_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tenso
     cols = (tgt != -100).any(0)
     correct = ((pred == tgt) & (tgt != -100)).float()[:, cols]
     return correct.sum(0) / (tgt[:, cols] != -100).sum(0).clamp(min=1)
+
+# %% ../nbs/emergence/21_synthetic.ipynb #aa221817
+ARCHS = ("transformer", "mlp_mixer", "mamba2", "gated_deltanet", "rwkv")
+PRETRAIN_KINDS = ("none", "dyck", "nca", "random")
+_POS = Int(1)
+SPARSE_ATTENTION_SPEC = StudySpec("sparse_attention", rules=dict(
+    task=OneOf(*TASK_KINDS), n_cells=Int(2), n_states=Int(2),
+    sparsity=_POS & Rule(lambda v, p: v <= p["n_cells"], "at most n_cells"), n_colours=Int(2),
+    n_rules=_POS & Rule(lambda v, p: v == 1 or p["n_states"] > 2, "1 unless n_states > 2"),
+    window=_POS & Rule(lambda v, p: v <= p["n_cells"], "at most n_cells"), blind=Opt(OneOf(True, False)),
+    task_seed=Opt(Int(0)), arch=OneOf(*ARCHS), n_layers=_POS, n_heads=_POS, d_head=_POS,
+    bias_strength=Num(0) & Rule(lambda v, p: v == 0 or (p["arch"] == "transformer" and p["nproc"] == 1),
+                                "0 unless arch is 'transformer' and nproc is 1"),
+    bias_heads=Rule(lambda v, p: v in (None, "all") or (Int(1).ok(v) and v <= p["n_heads"]),
+                    "None, 'all' or an int in [1, n_heads]"),
+    first_target=_POS, pretrain=OneOf(*PRETRAIN_KINDS), pretrain_steps=Int(0), eval_every=_POS, eval_batch=_POS),
+    registries=dict(tasks=TASK_KINDS, archs=ARCHS, pretrain=PRETRAIN_KINDS))

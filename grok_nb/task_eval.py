@@ -13,7 +13,7 @@ from .core import check, evaluating, write_jsonl
 from .train import lm_loss, train_or_launch
 from .attention import capture_attention, attention_bias
 from .synthetic import attention_alignment, position_accuracy, plateau_length, target_bias
-from .synthetic import Dyck, NeuralCA, RandomTokens
+from .synthetic import Dyck, NeuralCA, RandomTokens, PRETRAIN_KINDS
 
 # %% auto #0
 __all__ = ['NOT_GROUPING', 'PARAM_SYMBOLS', 'PARAM_PARTNERS', 'row_alignment', 'uniform_alignment', 'bias_off', 'measure_task',
@@ -105,8 +105,7 @@ class PlateauStop:
 def pretrain_source(pretrain: str, n_cells: int, seq_len: int, batch_size: int, seed: int, task_seed: int):
     """The batch source of pre-pretraining `pretrain` ('none' -> None, 'dyck', 'nca', 'random') for a task of
     `n_cells` cells and `seq_len` positions."""
-    check(pretrain in ("none", "dyck", "nca", "random"),
-          f"pretrain must be 'none', 'dyck', 'nca' or 'random', got {pretrain!r}")
+    check(pretrain in PRETRAIN_KINDS, f"pretrain must be one of {PRETRAIN_KINDS}, got {pretrain!r}")
     if pretrain == "none": return None
     if pretrain == "dyck": return Dyck(k=2, max_depth=8, L=seq_len, batch_size=batch_size, seed=seed)
     nca = NeuralCA(max(n_cells, 3), C=4, W=3, n_rules=16, T=4, batch_size=batch_size, seed=seed, task_seed=task_seed)

@@ -1,5 +1,5 @@
 """A catalogue of bad parameter values across the four studies and the command line. Each must be refused up front —
-by the one shared validator (grok_nb.sweep.PARAM_RULES through resolve_params / study_params) — with an error that
+by the one shared validator (each study's spec, grok_nb.sweep.study_rules, through resolve_params / study_params) — with an error that
 names the parameter, the value and what is allowed, and with nothing written: no run folder, no cache."""
 import contextlib, io, os, subprocess, sys
 from pathlib import Path

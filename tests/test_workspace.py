@@ -66,8 +66,9 @@ def test_runs_and_caches_go_where_the_user_works(tmp_path, studies):
 
 def test_relative_paths_resolved_against_the_callers_folder(tmp_path, studies, monkeypatch):
     from grok_nb import sweep
-    from grok_nb.params import PathSpec
-    monkeypatch.setitem(sweep.PARAM_RULES, "where", {"corpus": PathSpec(specials=("embedded",))})
+    from grok_nb.params import PathSpec, StudySpec
+    spec = StudySpec("where", {"corpus": PathSpec(specials=("embedded",))})
+    monkeypatch.setitem(sweep.STUDY_SPECS, "where", spec)
     monkeypatch.setenv("GROK_NB_STUDIES_DIR", str(studies))
     monkeypatch.setenv("GROK_NB_WORKSPACE", str(tmp_path))
     (tmp_path / "data").mkdir()
