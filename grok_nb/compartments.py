@@ -22,7 +22,7 @@ __all__ = ['TRANS_TEXT', 'ROW_BLOCK', 'INTERVENTIONS', 'COMPARTMENTS_SPEC', 'Com
            'assign_documents', 'CompartmentStream', 'duplicate_embeddings', 'build_compartment_model',
            'compartment_logprobs', 'expand_to_compartments', 'check_model_vocab', 'validation_batches',
            'within_loss_sum', 'batches_loss', 'tokens_per_byte', 'compartment_eval_fn', 'posthoc_pretrain',
-           'Intervention']
+           'Intervention', 'intervention_overrides']
 
 # %% ../nbs/compartments/30_compartments.ipynb #80fadb2a
 TRANS_TEXT = "<|trans|>"
@@ -680,12 +680,16 @@ def posthoc_pretrain(size: str, comp_tok, train_docs, n_docs: int, eval_sets: di
 # %% ../nbs/compartments/30_compartments.ipynb #ffc172a3
 @dataclass(frozen=True, eq=False)
 class Intervention:
-    "A study C intervention: its `param`, `rule`, axis `label`, reference at the same strength, log axis."
+    """A study C intervention: its `param`, `rule`, axis `label`, reference at the same strength, log axis; `neutral`,
+    the strength at which runs made before it existed keep their ids (None: every run records it); `model_field`, the
+    model preset field it sets (`intervention_overrides`), else the study notebook applies it itself."""
     param: str
     rule: Rule
     label: str
     same_strength_reference: bool = False
     log_axis: bool = False
+    neutral: float | None = None
+    model_field: str | None = None
 
 INTERVENTIONS = {i.param: i for i in (
     Intervention("translation_fraction", Num(0, 1, hi_open=True), "translation fraction t (share of rows)",
@@ -693,6 +697,11 @@ INTERVENTIONS = {i.param: i for i in (
     Intervention("weight_decay", Num(0), "weight decay", same_strength_reference=True),
     Intervention("infonce_weight", Num(0), "InfoNCE weight λ (× contrastive loss)", log_axis=True),
 )}
+
+def intervention_overrides(params: dict, interventions: dict | None = None) -> dict:
+    "The model preset fields the interventions in `params` set (`model_field`), for `build_model`."
+    regs = INTERVENTIONS if interventions is None else interventions
+    return {i.model_field: params[k] for k, i in regs.items() if i.model_field and k in params}
 
 # %% ../nbs/compartments/30_compartments.ipynb #ff8547c2
 _POS = Int(1)
@@ -715,4 +724,5 @@ COMPARTMENTS_SPEC = StudySpec("compartments", rules=dict(
     n_align=_POS, runs_dir=Opt(PathSpec(prefixes=(), exists=False)),
     trans_half=Opt(_POS & Rule(lambda v, p: v <= (p["seq_len"] - 2) // 2, "at most (seq_len - 2) // 2")),
     infonce_pairs=_POS, eval_batches=_POS, n_trans_eval=_POS),
-    registries=dict(interventions=INTERVENTIONS))
+    registries=dict(interventions=INTERVENTIONS),
+    neutral=dict(nproc=1, **{k: i.neutral for k, i in INTERVENTIONS.items() if i.neutral is not None}))

@@ -548,4 +548,4 @@ GROKKING_SPEC = StudySpec("grokking", rules=dict(
     late_every=Opt(_POS), threshold=_SHARE, smooth=_POS, n_null=_POS, n_boot=_NN, analysis_pairs=Int(2),
     analysis_every=_POS, concept_layer=Opt(_NN), concept_pool=OneOf("phrase", "last"), top_k=_POS,
     head_window=Num(0, lo_open=True)),
-    registries=dict(phenomena=PARADIGMS, critical_rules=PHENOMENON_RULES))
+    registries=dict(phenomena=PARADIGMS, critical_rules=PHENOMENON_RULES), neutral=dict(hard_forms=False))

@@ -179,10 +179,12 @@ COMMON_RULES = dict(
 
 @dataclass(frozen=True, eq=False)
 class StudySpec:
-    "A study's `rules` (parameter -> `Rule`, beyond `COMMON_RULES`) and `registries` (name -> what a parameter names)."
+    """A study's `rules` (parameter -> `Rule`, beyond `COMMON_RULES`), `registries` (name -> what a parameter names)
+    and `neutral`: parameters added after runs were made, with the value that leaves those runs' ids as they were."""
     study: str
     rules: dict
     registries: dict = field(default_factory=dict)
+    neutral: dict = field(default_factory=dict)
 
     def all_rules(self) -> dict:
         "`COMMON_RULES` and the study's own rules (which win)."

@@ -17,12 +17,12 @@ from .params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathSpec, ty
 from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RETRY, BAD_STATUSES
 
 # %% auto #0
-__all__ = ['NBS_DIR', 'STUDY_SPECS', 'DATA_PARAMS', 'NEUTRAL_PARAMS', 'KERNEL_START_FAILED', 'SLURM_OPTIONS',
-           'DEFAULT_TIMEOUT_MIN', 'grid', 'study_notebooks', 'report_notebooks', 'study_notebook', 'study_defaults',
-           'study_spec', 'study_rules', 'check_data_files', 'resolve_params', 'runs_folder', 'identity_params',
-           'run_path', 'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters',
-           'make_executor', 'sweep', 'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary',
-           'table_values', 'publish_summaries', 'write_run_info', 'run_info', 'run_reports']
+__all__ = ['NBS_DIR', 'STUDY_SPECS', 'DATA_PARAMS', 'KERNEL_START_FAILED', 'SLURM_OPTIONS', 'DEFAULT_TIMEOUT_MIN', 'grid',
+           'study_notebooks', 'report_notebooks', 'study_notebook', 'study_defaults', 'study_spec', 'study_rules',
+           'check_data_files', 'resolve_params', 'runs_folder', 'neutral_params', 'identity_params', 'run_path',
+           'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters', 'make_executor', 'sweep',
+           'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary', 'table_values',
+           'publish_summaries', 'write_run_info', 'run_info', 'run_reports']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -187,12 +187,15 @@ def runs_folder(runs_dir=None) -> Path:
 # params.json that must match when it is reopened) leaves them out while they have it, so every run id of a parameter
 # set that existed before them is unchanged; any other value is part of the identity (a new run)
 _EXEC_NEUTRAL = {"grad_accum": 1, "compile": False}
-NEUTRAL_PARAMS = {"grokking": {**_EXEC_NEUTRAL, "hard_forms": False}, "emergence": _EXEC_NEUTRAL,
-                  "sparse_attention": _EXEC_NEUTRAL, "compartments": {**_EXEC_NEUTRAL, "nproc": 1}}
+
+def neutral_params(study: str) -> dict:
+    "The parameters of `study` left out of a run's id at their neutral value: the launch's, and its spec's `neutral`."
+    s = study_spec(study)
+    return {**_EXEC_NEUTRAL, **s.neutral} if s else {}
 
 def identity_params(study: str, params: dict) -> dict:
-    "`params` without the `NEUTRAL_PARAMS` of `study` that have their neutral value (of the same type)."
-    neutral = NEUTRAL_PARAMS.get(study, {})
+    "`params` without the `neutral_params` of `study` that have their neutral value (of the same type)."
+    neutral = neutral_params(study)
     return {k: v for k, v in params.items() if not (k in neutral and type(v) is type(neutral[k]) and v == neutral[k])}
 
 def run_path(study: str, full_params: dict, runs_dir=None) -> Path:
@@ -396,7 +399,7 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
 # %% ../nbs/90_sweep.ipynb #5fc04d6c
 def load_runs(study: str, runs_dir=None, warn: bool = True) -> pd.DataFrame:
     """One tidy row per run of `study`: run_id, status, parameters (`p_<name>`; a parameter a run predates has its
-    neutral value, `NEUTRAL_PARAMS`), scalar results and timings (`r_<name>`, flattened). When there is no run, it
+    neutral value, `neutral_params`), scalar results and timings (`r_<name>`, flattened). When there is no run, it
     warns (`warn`) naming the folder it searched: a call from another working directory looks in that one's
     workspace (`core.workspace`), so pass `runs_dir`."""
     base = runs_folder(runs_dir)
@@ -419,7 +422,7 @@ def load_runs(study: str, runs_dir=None, warn: bool = True) -> pd.DataFrame:
                       + ("" if runs_dir else f", the workspace's runs folder: {base}") + "); pass runs_dir= the folder "
                       "the runs were written to", stacklevel=2)
     df = pd.DataFrame(rows)
-    for k, v in NEUTRAL_PARAMS.get(study, {}).items():             # rows of runs made before the parameter existed
+    for k, v in neutral_params(study).items():             # rows of runs made before the parameter existed
         if f"p_{k}" in df.columns: df[f"p_{k}"] = [v if x is None or x != x else x for x in df[f"p_{k}"]]
     return df
 
