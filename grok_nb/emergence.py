@@ -13,7 +13,8 @@ import inspect
 from .core import GrokError, check, RunDir, save_json, load_json, hub_online, hub_error
 from .params import StudySpec, Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathSpec, type_ok
 from .data import TokenStream, train_tokenizer, load_tokenizer, text_source
-from .models import build_model, preset_rule
+from .models import build_model, preset_rule, PRESETS, count_preset_params
+import functools
 from .train import train_or_launch, load_checkpoint, checkpoint_schedule, pythia_steps
 from .scoring import greedy_match
 
@@ -23,7 +24,7 @@ __all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES'
            'EMERGENCE_SPEC', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus', 'repeated_ngram_share',
            'Task', 'prefix_id', 'word_tokens', 'single_token_names', 'string_repetition', 'in_context_repetition',
            'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes', 'Suite', 'HFPythiaSuite',
-           'LocalSuite', 'train_local_suite', 'study_suite', 'study_tasks', 'task_options']
+           'LocalSuite', 'train_local_suite', 'study_suite', 'study_tasks', 'task_options', 'size_key']
 
 # %% ../nbs/emergence/20_emergence.ipynb #ee863fa0
 # bump when `capability_corpus` changes what it generates (cached mini-suites are keyed by it); 2: IOI in both orders
@@ -654,3 +655,13 @@ EMERGENCE_SPEC = StudySpec("emergence", rules=dict(
     hub_cache=Opt(PathSpec(prefixes=(), exists=False)), hub_steps=Opt(ListOf(_NN, unique=True)),
     curve_steps=Opt(ListOf(_NN, unique=True))),
     registries=dict(tasks=TASKS))
+
+# %% ../nbs/emergence/20_emergence.ipynb #f0a70417
+@functools.lru_cache(maxsize=None)
+def size_key(size: str) -> tuple:
+    "Sort key of a suite size, smallest first: parameters of a local preset or of a hub size's name, else the name."
+    name = size.removesuffix("-deduped")
+    if name in PRESETS: return (0, count_preset_params(name, vocab_size=1024), size)
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([mb])", name)
+    if m: return (0, float(m[1]) * {"m": 1e6, "b": 1e9}[m[2]], size)
+    return (1, 0, size)

@@ -10,6 +10,7 @@ import pandas as pd
 import matplotlib
 import matplotlib.pyplot as plt, matplotlib.patches, matplotlib.lines
 from .plots import save_figure
+from .emergence import size_key
 from .search import search_headline, search_summary, size_pass_shares
 from .patching import top_k_medians, head_matrix, recovery_at_shares, recovery_aggregate
 from .head_classes import CLASSES, class_onsets, first_onsets, onset_lags, lag_summary
@@ -267,7 +268,8 @@ def patching_rows(patches: list[dict]) -> pd.DataFrame:
 def report_pass_rate_figure(curve: pd.DataFrame, table: pd.DataFrame):
     """The report's `emergence_pass_rate` (see above). Returns `(fig, data)`, a dict: `curves`, rows (task, model,
     step, mean, min, max, count) over seeds, and `ticks`, per (task, model) the emergence steps marked."""
-    tasks, models = sorted(curve.task.unique()), sorted(curve.model.unique())
+    tasks = sorted(curve.task.unique())
+    models = sorted(curve.model.unique(), key=lambda m: (size_key(m.split(' · ')[0]), m))    # smallest first
     log_x = (curve.suite != "local").any()
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.6 * len(tasks), 3.2), squeeze=False, sharey=True)
     aggs, ticks = [], {}
@@ -305,7 +307,7 @@ def report_steps_figure(table: pd.DataFrame):
     "The report's `emergence_steps`. Returns `(fig, data)`, a dict: `points` (the emergences drawn) and `title`."
     import seaborn as sns
     em = table.dropna(subset=["emergence_step"])
-    order, hue_order = sorted(table["size"].unique()), sorted(em.task.unique())
+    order, hue_order = sorted(table["size"].unique(), key=size_key), sorted(em.task.unique())
     fig, ax = plt.subplots(figsize=(3.4 + 1.3 * len(order) * max(1, len(hue_order)) ** 0.5, 3.4))
     if len(em):
         sns.stripplot(data=em, x="size", y="emergence_step", hue="task", order=order, hue_order=hue_order,

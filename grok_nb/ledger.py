@@ -14,12 +14,13 @@ from .core import check, figures_root, atomic_write, PROJECT_ROOT
 from .stats import (gehan_test, fisher_test, binomial_test, signed_rank_test, trend_test, fisher_combine, holm,
                            mde_ratio, mde_fisher, mde_binomial, mde_shift, verdict, VERDICTS, censored_lognormal)
 from .task_eval import select_runs
+from .emergence import size_key
 from .sweep import run_info, write_run_info
 
 # %% auto #0
 __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS',
-           'LM', 'CA', 'H4', 'SUITE_ORDER', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_CAP',
-           'C_POSTHOC', 'C_TRANS', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS',
+           'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_CAP', 'C_POSTHOC',
+           'C_TRANS', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS',
            'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path',
            'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend',
            'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
@@ -559,8 +560,6 @@ LM = dict(task="linear_map", arch="transformer", bias_strength=0.0, pretrain="no
 CA = dict(task="cellular_automaton", n_cells=8, n_rules=4, n_states=4, first_target=2, arch="transformer",
           bias_strength=0.0, pretrain="none", n_heads=4, d_head=16)
 H4 = dict(n_heads=4, d_head=16)
-# by size: d 32 × 2 layers, d 64 × 2, d 128 × 3, d 128 × 6 (Pythia-14m's shape; 24 heads)
-SUITE_ORDER = {"pythia-micro": 0, "pythia-tiny": 1, "pythia-tiny-2": 2, "pythia-14m": 3}
 
 def _steps_claim(id_, paper, measure, source, a, b, earlier="a", of_interest=2.0, figure="", command="", **kw):
     "A claim on the censored steps to solve, with the fallbacks `(a, b)` pairs in `a` when it is a list."
@@ -582,7 +581,8 @@ def _mixed_cells(t: pd.DataFrame) -> Outcome:
 def _suite_trend(t: pd.DataFrame) -> Outcome:
     "B2: emergence (0/1) rises with the suite size, relabelled within each task."
     if t is None or not len(t): return Outcome(status="not measured")
-    d = t[t["size"].isin(list(SUITE_ORDER))].assign(order=lambda x: x["size"].map(SUITE_ORDER),
+    rank = {s: i for i, s in enumerate(sorted(t["size"].unique(), key=size_key))}   # smallest first (parameters)
+    d = t.assign(order=lambda x: x["size"].map(rank),
                                                      emerged=lambda x: x.emergence_step.notna().astype(float))
     if d["size"].nunique() < 2: return Outcome(status="not measured", n=f"{d['size'].nunique()} size(s)")
     return trend(lambda x: x, "order", "emerged", strata=["task"], unit="(member, task) searches",

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
 from .core import check, save_json, load_json, evaluating
-from .emergence import Suite, Task, pass_rate, passes
+from .emergence import Suite, Task, pass_rate, passes, size_key
 
 # %% auto #0
 __all__ = ['Emergence', 'emergence_step', 'SustainedEmergence', 'sustained_emergence_step', 'suite_pass_fn', 'emergence_table',
@@ -315,7 +315,7 @@ def search_summary(table):
     emergence `steps` in seed order (None: never)."""
     import pandas as pd
     rows = []
-    for (size, task), g in table.groupby(["size", "task"]):
+    for (size, task), g in sorted(table.groupby(["size", "task"]), key=lambda kv: (size_key(kv[0][0]), kv[0][1])):
         g = g.sort_values("seed")
         rows.append(
             dict(
@@ -339,7 +339,7 @@ def size_pass_shares(table, tasks: Sequence[str] | None = None):
     import pandas as pd
     t = table if tasks is None else table[table.task.isin(list(tasks))]
     rows = []
-    for size, g in t.groupby("size"):
+    for size, g in sorted(t.groupby("size"), key=lambda kv: size_key(kv[0])):
         member = ["suite_dir", "seed"] if "suite_dir" in g else ["seed"]         # one suite's seed is one member
         hit = g.groupby(member).emergence_step.apply(lambda e: bool(e.notna().any()))
         rows.append(dict(size=size, n_seeds=len(hit), passed=int(hit.sum()), share=float(hit.mean())))
