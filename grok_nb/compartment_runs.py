@@ -13,7 +13,7 @@ from .core import RunDir, check, load_json
 # %% auto #0
 __all__ = ['DEFAULT_TARGETS', 'LOSS_KEYS', 'RUN_TAX_MATCH', 'eval_curves', 'steps_to_target', 'eval_loss_at', 'run_metrics',
            'compartment_headline', 'posthoc_stats', 'plateau_change', 'tax_row', 'compartmentalization_tax', 'run_tax',
-           'train_summary', 'reference_tax']
+           'train_summary', 'reference_tax', 'compartment_results']
 
 # %% ../nbs/compartments/30d_compartment_runs.ipynb #c45332b0
 DEFAULT_TARGETS = (7.0, 6.5, 6.0, 5.5, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5)
@@ -163,3 +163,40 @@ def reference_tax(history: list[dict], history_c1: list[dict], steps: float, ste
     st = steps_to_target(history, [target], key, interpolate=True)[_tkey(target)]
     fin, fin1 = eval_curves(history, key)[key][1][-1], eval_curves(history_c1, key)[key][1][-1]
     return {"target_loss": target, **tax_row(st, st1, fin, fin1, censor_at=steps)}
+
+# %% ../nbs/compartments/30d_compartment_runs.ipynb #beee1439
+def compartment_results(params: dict, run_path, data, model, out: dict, history: list[dict], train_s: float,
+                        align_layer: int, pre_history: list[dict] | None = None, n_pre: int = 0,
+                        verbose: bool = True) -> dict:
+    "A finished study C run's results (see above): `data` is `cases.run_data`'s, `out` the training's."
+    from grok_nb.alignment import compartment_alignment
+    from grok_nb.models import count_params
+    cs, tok, stream, run_path = data.case, data.case.tokenizer, data.stream, Path(run_path)
+    metrics = run_metrics(history, tuple(params["targets"]) if params["targets"] else DEFAULT_TARGETS)
+    summary = train_summary(history)
+    final_extra = summary.pop("final_extra")
+    results = {"params": params, "run_id": run_path.name, "case": cs.name, "case_info": cs.info, "metrics": metrics,
+               **summary, "train_s": train_s, "n_params": count_params(model), "vocab_size": tok.vocab_size,
+               "stream_fingerprint": stream.fingerprint,
+               "launch": {k: v for k, v in out["launch"].items() if k not in ("wall_s", "log")},  # the wall: train_s
+               "eval_sets": data.eval_fn.sets, "epochs": stream.epochs(params["steps"]), "store": data.store}
+    metrics["alignment"] = None
+    if cs.align is not None:
+        metrics["alignment"] = compartment_alignment(model, tok, cs.align[0], layer=align_layer,
+                                                     compartments=cs.align[1], max_tokens=params["seq_len"])
+        metrics["alignment"]["compartments"] = list(cs.align[1])
+    results["final_extra"] = final_extra
+    if pre_history is not None:
+        results["posthoc"] = {k: posthoc_stats(pre_history, history, k, c=params["c"])
+                              for k in ("val_loss", "val_within")}
+        results["posthoc"]["pretrain_steps"] = n_pre
+    results["tax"] = run_tax(results, run_path, key="val_within")
+    if verbose:
+        if metrics["alignment"] is not None:
+            print("alignment:", {k: round(v, 3) for k, v in metrics["alignment"].items() if isinstance(v, float)})
+        if data.trans_eval:
+            print("held-out translation:", {k: round(v, 3) for k, v in metrics["final"].items() if "trans" in k})
+        print({k: results[k] for k in ("case", "final_train_loss", "tokens_per_s")})
+        print("final:", {k: round(v, 3) for k, v in metrics["final"].items()})
+        print("steps to target (val_within):", metrics["steps_to_target"].get("val_within"))
+    return results
