@@ -17,8 +17,8 @@ from grok_nb.compartment_tables import (run_curve, steps_vs_c, tax_table, condit
 
 # %% auto #0
 __all__ = ['ALIGN_LABELS', 'TRANS_LABELS', 'LOSS_LABELS', 'FIT_VALUES', 'POSTHOC_COLUMNS', 'POSTHOC_SUMMARY', 'THRESHOLD_COLUMNS',
-           'BIO_QA_KEYS', 'BIO_QA_TAGS', 'loss_figure', 'steps_to_target_figure', 'alignment_figure',
-           'translation_figure', 'run_figures', 'Section', 'emit', 'fill_defaults', 'loss_curves_section',
+           'BIO_QA_KEYS', 'BIO_QA_TAGS', 'loss_figure', 'steps_to_target_figure', 'compartment_alignment_figure',
+           'translation_figure', 'compartment_run_figures', 'Section', 'emit', 'fill_defaults', 'loss_curves_section',
            'steps_section', 'capacity_section', 'fit_section', 'init_tables', 'init_section', 'posthoc_section',
            'translation_section', 'spread_line', 'format_threshold', 'threshold_section', 'bilingual_section',
            'bio_qa_section']
@@ -76,7 +76,7 @@ def steps_to_target_figure(steps_to_target: dict):
 ALIGN_LABELS = (("align_retrieval", "top-1 retrieval"), ("align_retrieval_centered", "top-1 retrieval, centered"),
                 ("align_cos_matched", "cosine, matched"), ("align_cos_mismatched", "cosine, mismatched"))
 
-def alignment_figure(history: list[dict], layer: int, n_texts: int | None = None):
+def compartment_alignment_figure(history: list[dict], layer: int, n_texts: int | None = None):
     "(fig, data) of the alignment curves against step, or (None, {}) without any; `n_texts`: texts compared."
     ac = eval_curves(history, "align_")
     if not ac: return None, {}
@@ -116,12 +116,12 @@ def translation_figure(history: list[dict]):
     return fig4, data
 
 # %% ../nbs/compartments/30f_compartment_figures.ipynb #f3853933
-def run_figures(history: list[dict], metrics: dict, sets, title: str, layer: int, n_texts: int | None = None,
-                pre_history: list[dict] | None = None, n_pre: int = 0) -> dict:
-    "{name: (fig, data)} of `loss_figure`, `steps_to_target_figure`, `alignment_figure` and `translation_figure`."
+def compartment_run_figures(history: list[dict], metrics: dict, sets, title: str, layer: int,
+                            n_texts: int | None = None, pre_history: list[dict] | None = None, n_pre: int = 0) -> dict:
+    "{name: (fig, data)}: loss, steps to target, compartment alignment and translation figures."
     return {"loss_per_compartment": loss_figure(history, sets, title, pre_history, n_pre),
             "steps_to_target": steps_to_target_figure(metrics["steps_to_target"]),
-            "alignment": alignment_figure(history, layer, n_texts),
+            "alignment": compartment_alignment_figure(history, layer, n_texts),
             "translation": translation_figure(history)}
 
 # %% ../nbs/compartments/30f_compartment_figures.ipynb #037c16bc

@@ -18,7 +18,7 @@ from .ledger import A_PHENOMENA
 
 # %% auto #0
 __all__ = ['SUMMARY_RANGES', 'run_accuracy_figure', 'run_null_figure', 'run_concepts_figure', 'run_heads_figure',
-           'run_dose_figure', 'run_figures', 'run_designs', 'runs_table', 'short_name', 'split_threshold',
+           'run_dose_figure', 'grokking_run_figures', 'run_designs', 'runs_table', 'short_name', 'split_threshold',
            'phenomenon_series', 'accuracy_splits_figure', 'frequency_match_figure', 'delta_t_figure', 'concepts_figure',
            'heads_figure', 'dose_figure', 'ordered_design_tally', 'designs_figure', 'summary_lines', 'summary_values']
 
@@ -139,7 +139,7 @@ def run_dose_figure(results: dict, steps):
     return fig, data
 
 # %% ../nbs/grokking/11b_grokking_figures.ipynb #e3eb68d2
-def run_figures(results: dict, steps, analysis_steps, threshold: float) -> dict:
+def grokking_run_figures(results: dict, steps, analysis_steps, threshold: float) -> dict:
     "The five figures of one run, `{file stem: (fig, data)}`, in the order the study writes them."
     return {"accuracy_splits": run_accuracy_figure(results, steps, threshold), "null": run_null_figure(results),
             "concepts": run_concepts_figure(results, analysis_steps),

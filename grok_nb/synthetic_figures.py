@@ -18,7 +18,7 @@ from .task_eval import (PARAM_SYMBOLS, param_text, sort_key, comparison, compari
                                loss_curve)
 
 # %% auto #0
-__all__ = ['run_title', 'run_loss_figure', 'cell_accuracy_figure', 'alignment_figure', 'save_run_figures', 'config_summary',
+__all__ = ['run_title', 'run_loss_figure', 'cell_accuracy_figure', 'head_alignment_figure', 'save_run_figures', 'config_summary',
            'loss_curves_figure', 'comparison_lines', 'comparison_figure', 'compare_along']
 
 # %% ../nbs/emergence/21c_synthetic_figures.ipynb #fac662ec
@@ -69,7 +69,7 @@ def cell_accuracy_figure(curves: dict, task: str = "linear_map"):
     return fig, data
 
 # %% ../nbs/emergence/21c_synthetic_figures.ipynb #ee24f1ca
-def alignment_figure(curves: dict, uniform: float):
+def head_alignment_figure(curves: dict, uniform: float):
     """Per layer, each head's alignment over training, the best head per row (and with the bias off, if measured)
     and the `uniform`-attention line. Returns `(fig, data)`, or None when the run has no attention layer."""
     if not curves["align"]: return None
@@ -93,14 +93,14 @@ def alignment_figure(curves: dict, uniform: float):
 # %% ../nbs/emergence/21c_synthetic_figures.ipynb #4ef09a23
 def save_run_figures(curves: dict, figures_dir, title: str, plateau_level: float, plateau_steps: int | None,
                      task: str = "linear_map", n_colours: int = 2, uniform: float | None = None) -> dict:
-    "`run_loss_figure`, `cell_accuracy_figure` and `alignment_figure` saved in `figures_dir`; `{name: data}`."
+    "`run_loss_figure`, `cell_accuracy_figure` and `head_alignment_figure` saved in `figures_dir`; `{name: data}`."
     out = {}
     def save(name, fig_data):                  # each saved (and, in a notebook, shown) as soon as it is drawn
         save_figure(fig_data[0], name, figures_dir, formats=("png",), dpi=120)
         out[name] = fig_data[1]
     save("loss", run_loss_figure(curves, plateau_level, plateau_steps, title, n_colours))
     save("accuracy_per_bit", cell_accuracy_figure(curves, task))
-    if curves["align"]: save("alignment", alignment_figure(curves, uniform))
+    if curves["align"]: save("alignment", head_alignment_figure(curves, uniform))
     return out
 
 # %% ../nbs/emergence/21c_synthetic_figures.ipynb #7bb94267
