@@ -202,7 +202,7 @@ def comparison_figure(d: pd.DataFrame, xlabel: str):
             med = float(np.median(solve))                           # drawn only when more than half solved
             if np.isfinite(med):
                 a1.plot([pos[x] + off - w / 2.5, pos[x] + off + w / 2.5], [max(med, 1)] * 2, color=color, lw=2.5)
-            k, n = c["solved"], c["n"]
+            k, n = int(np.isfinite(solve).sum()), len(solve)               # reached 0.99 within the budget
             data["solve"][(grp, x)], data["median"][(grp, x)], data["solved"][(grp, x)] = solve, med, (k, n)
             a2.bar(pos[x] + off, k / n, w * 0.9, color=color, label=None if grp in labelled else textwrap.fill(grp, 34))
             labelled.add(grp)
@@ -226,7 +226,7 @@ def comparison_figure(d: pd.DataFrame, xlabel: str):
         xticks=range(len(xs)),
         xticklabels=ticks,
         xlabel=xlabel,
-        ylabel="steps to solve (accuracy ≥ 0.99)",
+        ylabel="steps to first reach accuracy ≥ 0.99",
         title="steps to solve per seed, bar = median (▲ = never solved, at the budget)"
         + (f"; budgets {budgets}" if len(budgets) > 1 else f"; budget {budgets[0]} steps"),
     )
@@ -234,9 +234,9 @@ def comparison_figure(d: pd.DataFrame, xlabel: str):
         xticks=range(len(xs)),
         xticklabels=ticks,
         xlabel=xlabel,
-        ylabel="success rate (accuracy ≥ 0.99)",
+        ylabel="share that reached accuracy ≥ 0.99",
         ylim=(0, 1.15),
-        title="seeds solved",
+        title="seeds solved within the budget",
     )
     if G > 1 or groups[0] != "all runs": a2.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     a1.title.set_fontsize(8)
