@@ -177,6 +177,7 @@ def phenomenon_of(uid: str | None) -> str | None:
     "The study phenomenon a BLiMP UID belongs to, or None."
     return next((name for name, test, _ in PHENOMENON_RULES if uid and test(uid)), None)
 
+# %% ../nbs/grokking/10_exposure.ipynb #bce32ada
 def _rule_for(uid):
     if not uid: return None
     return (next((r for _, t, r in PHENOMENON_RULES if t(uid)), None)

@@ -111,6 +111,7 @@ def delta_interval(te, tu, next_step: float) -> tuple[np.ndarray, np.ndarray]:
     hi = np.where(np.isnan(tu), np.inf, np.where(np.isnan(te), tu - next_step, tu - te))
     return lo, hi
 
+# %% ../nbs/grokking/11_grokking.ipynb #cfeca1ed
 def _units(exposed, groups, strata):
     "Unit of each pair, and per unit its exposure and stratum (checked constant within a unit)."
     P = len(exposed)

@@ -339,6 +339,7 @@ def study_names() -> list[str]:
     "The studies `grok-nb` can run: those of `sweep.study_notebooks` (`nbs/<folder>/study_<name>.ipynb`)."
     return sorted(study_notebooks())
 
+# %% ../nbs/90a_jobs.ipynb #5800dba3
 def describe_params(study: str) -> str:
     """Every parameter of `study`: its default, the comment beside it in the notebook's parameters cell, and the rule
     its value must pass (`sweep.study_rules`; a parameter without one is checked for its default's type only)."""
@@ -357,6 +358,7 @@ def describe_params(study: str) -> str:
                      f"      must be of type {type(v).__name__}" if v is not None else "      any value")
     return "\n".join(lines)
 
+# %% ../nbs/90a_jobs.ipynb #3ad2bcea
 def _parser() -> argparse.ArgumentParser:
     names = study_names()
     ap = argparse.ArgumentParser(

@@ -243,6 +243,7 @@ def paired_shift(rows: Callable[[pd.DataFrame], pd.DataFrame], diff: Callable[[p
                        short=f"{_p2(r['median'], fmt)} [{_p2(r['ci'][0], fmt)},{_p2(r['ci'][1], fmt)}] n={len(x)}")
     return evaluate
 
+# %% ../nbs/92_ledger.ipynb #d1ed5bdd
 def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, censored: str | None = None,
           strata: Sequence[str] = (), increasing: bool = True, unit: str = "runs", budget: str = "",
           value_label: str = "", clusters: Sequence[str] = ()) -> Callable:
@@ -344,6 +345,7 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
                               power="—", verdict=o.status or "derived", detail=o.detail, here=o.short or o.effect)
     return pd.DataFrame([rows[i] for i in ids], columns=LEDGER_COLUMNS)
 
+# %% ../nbs/92_ledger.ipynb #fcc44264
 def _figure(source: str, name: str, figures=None) -> str:
     """A claim's figure as a path under figures/: in the folder of the run set it was measured on; "" where that
     file does not exist (a run set not run yet), so that no page links to a missing figure."""
@@ -489,6 +491,7 @@ def catch_up(t: pd.DataFrame) -> Outcome:
     o.short = f"{k}/{len(first)} caught up, {o.n.split()[0]} runs"
     return o
 
+# %% ../nbs/92_ledger.ipynb #aab6798a
 def _a1(key: str) -> Claim:
     uid, name = A_PHENOMENA[key]
     return Claim(f"A1.{key}", "A", f"{name}: the exposed split reaches 80% before the unexposed one (Δt > 0), "
@@ -990,6 +993,7 @@ def readme_table(L: pd.DataFrame, figure_keys: dict | None = None, width: int = 
         out.append(row(here))
     return "\n".join(out)
 
+# %% ../nbs/92_ledger.ipynb #b09edd7f
 def _hours(s) -> str:
     s = float(s)
     return f"{s / 3600:.1f} h" if s >= 5400 else f"{s / 60:.0f} min"
@@ -1031,6 +1035,7 @@ def study_page(L: pd.DataFrame, study: str, title: str, figures=None) -> str:
         out += [f"- `{rs}` — {what}; {wall}." for rs, what, wall in EARLIER_RUN_SETS[study]] + [""]
     return "\n".join(out) + "\n"
 
+# %% ../nbs/92_ledger.ipynb #d58236ed
 STUDY_TITLES = {"A": "a pre-training analogue of grokking", "B": "emergence from sparse attention",
                 "C": "compartmentalization"}
 

@@ -259,6 +259,7 @@ class CachedEncoder:
         digests = b"".join(hashlib.sha256(flat[a:b].tobytes()).digest()[:16] for a, b in zip(bounds[:-1], bounds[1:]))
         return {"tokens": flat, "char_starts": chars, "lengths": n, "doc_chars": doc_chars, "digests": digests}
 
+# %% ../nbs/01b_store.ipynb #6cb74827
 def cached_encoder(tokenizer) -> CachedEncoder | None:
     """A `CachedEncoder` for `tokenizer` when its pipeline is one it reproduces (no normalizer; a byte-level
     pre-tokenizer with GPT-2's pattern and no prefix space over a BPE, or a whitespace one over a word-level model),
@@ -480,6 +481,7 @@ def build_store(source, tokenizer, root, max_tokens: int | None = None, text_fie
         return _build(source, tokenizer, meta, final, part, dt, max_tokens, text_field, n_proc, chunk_docs,
                       shard_tokens, add_eos, progress, encoder)
 
+# %% ../nbs/01b_store.ipynb #81d89f91
 def _build(source, tokenizer, meta, final, part, dt, max_tokens, text_field, n_proc, chunk_docs, shard_tokens,
            add_eos, progress, encoder) -> "TokenStore":
     "The build itself, under the store's lock."

@@ -303,12 +303,14 @@ def slurm_available() -> str | None:
     "Where `sbatch` is, when this machine can submit SLURM jobs (`sbatch` and `srun` on PATH); else None."
     return shutil.which("sbatch") if shutil.which("sbatch") and shutil.which("srun") else None
 
+# %% ../nbs/90_sweep.ipynb #c6a33067
 def mem_gb(mem) -> float:
     "A memory size as GB: a number (GB) or SLURM's spelling, `64G`, `500M`, `1T` (`GB`, `MB`, `TB` too)."
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)[bB]?\s*", str(mem)) if not isinstance(mem, bool) else None
     check(m is not None and float(m.group(1)) > 0, f"slurm option mem must be a size such as 64G or 500M, got {mem!r}")
     return float(m.group(1)) * {"k": 2**-20, "m": 2**-10, "": 1, "g": 1, "t": 2**10}[m.group(2).lower()]
 
+# %% ../nbs/90_sweep.ipynb #3174f606
 def slurm_parameters(options: dict | None) -> dict:
     "submitit's parameters for sweep's `slurm` options (`SLURM_OPTIONS`), checked; `timeout_min` 60 unless given."
     options = {"timeout_min": DEFAULT_TIMEOUT_MIN, **(options or {})}
@@ -325,6 +327,7 @@ def slurm_parameters(options: dict | None) -> dict:
         out[SLURM_OPTIONS[k]] = v
     return out
 
+# %% ../nbs/90_sweep.ipynb #66a17445
 def make_executor(kind: str, folder, options: dict | None = None, cluster: str | None = None):
     """`(submitit executor, the one line that says which)` for `kind` 'slurm' (refused when SLURM is absent) or
     'submitit' (`cluster`: submitit's 'local' or 'debug' executors, for tests; None lets submitit choose)."""
@@ -339,6 +342,7 @@ def make_executor(kind: str, folder, options: dict | None = None, cluster: str |
     line = (f"executor {ex.cluster} (submitit): " + ", ".join(f"{k}={v}" for k, v in sorted(params.items())))
     return ex, line
 
+# %% ../nbs/90_sweep.ipynb #3fc4da35
 def _submitted(runs_dir) -> Path: return runs_folder(runs_dir) / "_submitit"
 
 def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 1, retry_failed: bool = False,
