@@ -219,6 +219,50 @@ def _stream_position(source, step: int) -> dict:
     b = getattr(source, "batch_size", None)
     return {"next_step": int(step), **({"sequences": int(step) * int(b)} if _is_int(b) else {})}
 
+# %% ../nbs/04_train.ipynb #e7ba7773
+def _step_batch(source, step: int, dev, world: int, rank: int, grad_accum: int, shared: set, reads_rows: bool):
+    """This rank's rows of step `step`'s batch on `dev`, the global batch size `B` and the number of target tokens of
+    the whole batch (over all ranks: it normalises every rank's loss)."""
+    if reads_rows:                                                      # this rank reads only its rows of the batch
+        import torch.distributed as dist
+        B = int(source.batch_size)
+        check(B % (world * grad_accum) == 0,
+              f"train: batch size {B} is not divisible by world_size*grad_accum = {world * grad_accum}")
+        rows = (rank * B // world, (rank + 1) * B // world)
+        local = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step, rows=rows).items()}
+        _check_batch(local, shared, 1, grad_accum)
+        n_target = (_targets(local) != -100).sum()
+        dist.all_reduce(n_target)                                       # the global count
+        return local, B, n_target.clamp(min=1)
+    batch = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step).items()}
+    B = _check_batch(batch, shared, world, grad_accum)
+    n_target = (_targets(batch) != -100).sum().clamp(min=1)
+    return _rows(batch, slice(rank * B // world, (rank + 1) * B // world), shared), B, n_target
+
+def _accumulate(fwd_model, model, local: dict, B: int, n_target, world: int, grad_accum: int, shared: set,
+                extra_loss, dev, amp) -> tuple[float, dict]:
+    """Forward and backward over `grad_accum` micro-batches of this rank's rows (gradients synchronised on the last
+    only); the step's loss and extra logs, reduced over ranks."""
+    mb = (B // world) // grad_accum
+    loss_total, extra_logs = 0.0, {}
+    for i in range(grad_accum):
+        sync = contextlib.nullcontext() if (world == 1 or i == grad_accum - 1) else fwd_model.no_sync()
+        val, logs = _forward_backward(fwd_model, model, _rows(local, slice(i * mb, (i + 1) * mb), shared), n_target,
+                                      world, grad_accum, extra_loss, dev, amp, sync)
+        loss_total += val
+        for k, v in logs.items(): extra_logs[k] = extra_logs.get(k, 0.0) + v
+    return _reduce_logs(loss_total, extra_logs, world, dev)
+
+def _should_stop(stop_fn, rec: dict | None, world: int, is_main: bool, dev) -> bool:
+    "Does `stop_fn` stop training after this logged step? Under DDP rank 0 decides (only it sees eval records)."
+    stop = stop_fn is not None and rec is not None and bool(stop_fn(rec))
+    if world > 1 and stop_fn is not None:
+        import torch.distributed as dist
+        flag = torch.tensor([float(stop and is_main)], device=dev)
+        dist.broadcast(flag, 0)
+        stop = bool(flag.item())
+    return stop
+
 # %% ../nbs/04_train.ipynb #ce6cd61b
 def train(
     model,
@@ -298,7 +342,6 @@ def train(
     fwd_model = torch.compile(model, backend=backend) if compile else model
     reads_rows = world > 1 and _reads_rows(source)
     if world > 1:
-        import torch.distributed as dist
         from torch.nn.parallel import DistributedDataParallel as DDP
         fwd_model = DDP(fwd_model, device_ids=[local_rank] if dev.type == "cuda" else None)
 
@@ -321,30 +364,9 @@ def train(
     model.train()
     bar = tqdm(initial=start, total=steps, disable=not (progress and is_main), desc="train", leave=True)
     for step in range(start, steps):                                   # the bar counts finished steps (below)
-        if reads_rows:                                                  # this rank reads only its rows of the batch
-            B = int(source.batch_size)
-            check(B % (world * grad_accum) == 0,
-                  f"train: batch size {B} is not divisible by world_size*grad_accum = {world * grad_accum}")
-            rows = (rank * B // world, (rank + 1) * B // world)
-            local = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step, rows=rows).items()}
-            _check_batch(local, shared, 1, grad_accum)
-            n_target = (_targets(local) != -100).sum()
-            dist.all_reduce(n_target)                                   # the global count normalises every rank's loss
-            n_target = n_target.clamp(min=1)
-        else:
-            batch = {k: v.to(dev) if torch.is_tensor(v) else v for k, v in source.batch(step).items()}
-            B = _check_batch(batch, shared, world, grad_accum)
-            n_target = (_targets(batch) != -100).sum().clamp(min=1)
-            local = _rows(batch, slice(rank * B // world, (rank + 1) * B // world), shared)
-        mb = (B // world) // grad_accum
-        loss_total, extra_logs = 0.0, {}
-        for i in range(grad_accum):
-            sync = contextlib.nullcontext() if (world == 1 or i == grad_accum - 1) else fwd_model.no_sync()
-            val, logs = _forward_backward(fwd_model, model, _rows(local, slice(i * mb, (i + 1) * mb), shared), n_target,
-                                          world, grad_accum, extra_loss, dev, amp, sync)
-            loss_total += val
-            for k, v in logs.items(): extra_logs[k] = extra_logs.get(k, 0.0) + v
-        loss_total, extra_logs = _reduce_logs(loss_total, extra_logs, world, dev)
+        local, B, n_target = _step_batch(source, step, dev, world, rank, grad_accum, shared, reads_rows)
+        loss_total, extra_logs = _accumulate(fwd_model, model, local, B, n_target, world, grad_accum, shared,
+                                             extra_loss, dev, amp)
         gnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip if grad_clip else float("inf"))
         if not (math.isfinite(loss_total) and math.isfinite(float(gnorm))):   # every rank sees the reduced loss
             if rd is not None and is_main:
@@ -371,13 +393,7 @@ def train(
             if rd is not None: append_jsonl(erec, rd.metrics_file)
             rec = {**(rec or {}), **erec}
         if done in ckpts: checkpoint(done)
-        stop = stop_fn is not None and rec is not None and bool(stop_fn(rec))
-        if world > 1 and stop_fn is not None:                           # rank 0 decides (only it sees eval records)
-            import torch.distributed as dist
-            flag = torch.tensor([float(stop and is_main)], device=dev)
-            dist.broadcast(flag, 0)
-            stop = bool(flag.item())
-        if stop:
+        if _should_stop(stop_fn, rec, world, is_main, dev):
             if rd is not None and done not in ckpts and ckpts: checkpoint(done)
             bar.total = done                               # an early stop is a finish: Jupyter's bar draws an
             break                                          # unfinished one in red, as if it had failed
