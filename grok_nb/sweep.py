@@ -4,7 +4,7 @@
 
 # %% ../nbs/90_sweep.ipynb #daec5f1b
 from __future__ import annotations
-import os, re, sys, ast, json, time, fcntl, shutil, signal, inspect, warnings, itertools, argparse, contextlib
+import os, re, sys, ast, json, time, fcntl, shutil, signal, warnings, itertools, argparse, contextlib
 import traceback, importlib
 from pathlib import Path
 from typing import Any
@@ -12,8 +12,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 from .core import (GrokError, check, run_id, save_json, load_json, atomic_write, PROJECT_ROOT, RunDir,
     make_run_dir, runs_root, figures_root, workspace, append_jsonl, read_jsonl)
-from .params import (Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathSpec, type_ok, check_params,
-    resolve_paths, StudySpec, COMMON_RULES)
+from .params import Rule, PathSpec, check_params, resolve_paths, StudySpec, COMMON_RULES
 from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RETRY, BAD_STATUSES
 
 # %% auto #0

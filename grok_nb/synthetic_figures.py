@@ -172,7 +172,6 @@ def comparison_figure(d: pd.DataFrame, xlabel: str):
     """The comparison `d` (`task_eval.comparison`) drawn: steps to solve per seed with the median, and the share of
     seeds solved, per group and axis value. Returns `(fig, data)`: `data['solve'][(group, x)]` the seeds' steps to
     solve (inf: never; drawn at `steps_run`, else the budget), `median`, `solved` as `(k, n)`, and `xs`, `groups`."""
-    cells = {(c["group"], c["x"]): c for c in comparison_cells(d)}
     xs = sorted(d["x"].unique(), key=sort_key)
     pos = {x: i for i, x in enumerate(xs)}
     groups = sorted(d["group"].unique(), key=str)
@@ -198,7 +197,6 @@ def comparison_figure(d: pd.DataFrame, xlabel: str):
                 else:
                     a1.scatter(pos[x] + off + jit[j], max(v, 1), color=color, s=18, alpha=0.8)
                     solve.append(v)
-            c = cells[(grp, x)]
             med = float(np.median(solve))                           # drawn only when more than half solved
             if np.isfinite(med):
                 a1.plot([pos[x] + off - w / 2.5, pos[x] + off + w / 2.5], [max(med, 1)] * 2, color=color, lw=2.5)
