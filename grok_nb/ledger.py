@@ -718,7 +718,9 @@ C_INIT = ("profile-c-init/compartments_tax", "demo/compartments_tax")
 C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity")
 C_POSTHOC = ("profile-c-posthoc/compartments_posthoc",)
 C_TRANS = ("profile-c-trans/compartments_threshold",)
-C_INFONCE = ("profile-c-infonce2/compartments_threshold", "demo/compartments_threshold")
+# c-infonce2b runs in c-infonce2's runs folder (seeds 5-9 beside 0-4), so its table holds all ten seeds
+C_INFONCE = ("profile-c-infonce2b/compartments_threshold", "profile-c-infonce2/compartments_threshold",
+             "demo/compartments_threshold")
 C_BIL = ("profile-c-cases/compartments_runs", "demo/compartments_runs")
 C_BIO = ("profile-c-cases/compartments_bio_qa",)
 
@@ -941,10 +943,12 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-b-suite": ("make profile-b-suite", "study B: the mini-suite, 3 sizes × 8 seeds, patching"),
     "profile-c-tiers": ("make profile-c-tiers", "study C: the tax at c = 1…8 on the two smallest paper tiers"),
     "profile-c-capacity": ("make profile-c-capacity", "study C: the plateau at convergence, c = 1, 2, 4, 8"),
-    "profile-c-init": ("make profile-c-init", "study C: duplicated vs random init at c = 1…8, 2 seeds"),
+    "profile-c-init": ("make profile-c-init", "study C: duplicated vs random init at c = 1…8, 3 seeds"),
     "profile-c-posthoc": ("make profile-c-posthoc", "study C: post-hoc duplication to convergence"),
     "profile-c-trans": ("make profile-c-trans", "study C: translation at equal plain-text exposure"),
-    "profile-c-infonce2": ("make profile-c-infonce2", "study C: InfoNCE at c = 6, 8, 2 seeds"),
+    "profile-c-infonce2": ("make profile-c-infonce2", "study C: InfoNCE at c = 6, 8, seeds 0-4"),
+    "profile-c-infonce2b": ("make profile-c-infonce2 profile-c-infonce2b",
+                            "study C: InfoNCE at c = 6, 8, seeds 0-9 (c-infonce2, then seeds 5-9)"),
     "profile-c-cases": ("make profile-c-cases", "study C: bilingual and biographies/QA at equal exposure"),
 }
 
