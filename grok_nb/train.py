@@ -465,9 +465,7 @@ def _by_value_modules(objs) -> list[str]:
             ): out.append(name)
     return out
 
-# %% ../nbs/04_train.ipynb #ad4a3871
-_TRAIN_KW = set(inspect.signature(train).parameters) - {"model", "source", "steps", "run_dir"}
-
+# %% ../nbs/04_train.ipynb #6db5e4e4
 def _kill_group(proc, grace: float = 10.0):
     "Stop a process group we started: SIGTERM, then SIGKILL after `grace` seconds."
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -478,6 +476,7 @@ def _kill_group(proc, grace: float = 10.0):
         except subprocess.TimeoutExpired:
             pass
 
+# %% ../nbs/04_train.ipynb #4e95532b
 @contextlib.contextmanager
 def _without_capture_hooks(model):
     """The model without the output-capturing forward hooks transformers installs at its first forward pass that asks
@@ -510,12 +509,61 @@ def _register_outputs(model):
         if isinstance(m, PreTrainedModel): _CAN_RECORD_REGISTRY[m] = m._can_record_outputs
     return model
 
+# %% ../nbs/04_train.ipynb #d8207a83
 def _picklable(obj, cloudpickle) -> bool:
     try:
         cloudpickle.dumps(obj)
         return True
     except Exception: return False
 
+def _write_spec(spec_file: Path, spec: dict, model, source, train_kwargs: dict) -> None:
+    """Pickle the `train` call for the torchrun children (cloudpickle; the modules `_by_value_modules` names travel
+    by value), with the model on the CPU and without transformers' capture hooks; the model goes back to its device.
+    A piece that cannot be pickled is named in the error."""
+    import cloudpickle
+    home = next((p.device for p in model.parameters()), torch.device("cpu"))
+    home = None if home.type == "cpu" else home
+    mods = _by_value_modules([source, model, *train_kwargs.values()])
+    try:
+        if home is not None: model.to("cpu")                          # every rank unpickles its copy on the CPU
+        for m in mods: cloudpickle.register_pickle_by_value(sys.modules[m])
+        try:
+            with _without_capture_hooks(model), atomic_write(spec_file, "wb") as fh: cloudpickle.dump(spec, fh)
+        except Exception as e:                                         # name the piece that cannot travel
+            parts = {"model": model, "source": source, **{f"argument {k!r}": v for k, v in train_kwargs.items()}}
+            bad = [k for k, v in parts.items() if not _picklable(v, cloudpickle)]
+            raise GrokError(f"launch_train: cannot send {', '.join(bad) or 'the call'} to the torchrun processes "
+                            f"({type(e).__name__}: {e})") from e
+    finally:
+        for m in mods: cloudpickle.unregister_pickle_by_value(sys.modules[m])
+        if home is not None: model.to(home)
+
+# %% ../nbs/04_train.ipynb #9fe5b943
+def _torchrun_cmd(spec_file: Path, nproc: int, nnodes: int = 1, node_rank: int = 0, rdzv_endpoint: str | None = None,
+                  rdzv_id: str | None = None, rd=None, steps: int = 0) -> tuple[list[str], dict]:
+    """The torchrun command that runs `python -m grok_nb.train SPEC` in `nproc` processes, and its environment (this
+    process's, unbuffered, with its `sys.path`): `--standalone` on one node, else the c10d rendezvous at
+    `rdzv_endpoint` with id `rdzv_id` (by default derived from the run folder, `steps` and `nnodes`, so that the
+    nodes agree)."""
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join(
+            [os.path.abspath(p or ".") for p in sys.path] + [os.environ.get("PYTHONPATH", "")]
+        ).rstrip(os.pathsep),
+    }
+    if rdzv_endpoint is None:
+        env.setdefault("MASTER_ADDR", "127.0.0.1")
+        rdzv = ["--standalone"]
+    else:
+        rid = rdzv_id or hashlib.sha256(f"{rd.path.resolve() if rd else ''}|{steps}|{nnodes}".encode()).hexdigest()[:16]
+        rdzv = ["--nnodes", str(int(nnodes)), "--node-rank", str(int(node_rank)), "--rdzv-backend", "c10d",
+                "--rdzv-endpoint", rdzv_endpoint, "--rdzv-id", rid]
+    cmd = [sys.executable, "-m", "torch.distributed.run", *rdzv, "--nproc_per_node", str(int(nproc)),
+           "-m", "grok_nb.train", str(spec_file.resolve())]
+    return cmd, env
+
+# %% ../nbs/04_train.ipynb #f393cd67
 def _tail(path: Path, n: int = 30) -> str:
     if not path.exists(): return "(no log)"
     return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
@@ -532,6 +580,9 @@ def _launch_error(folder: Path, nproc: int, why: str, spec_file: Path, log_file:
     errs = "\n".join(f"--- error of rank {', '.join(r)}:\n{t}" for t, r in errs.items())
     return GrokError(f"launch_train: torchrun with {nproc} processes failed ({why}); spec {spec_file}, log {log_file}\n"
                      f"{errs}\n--- last 30 lines of {log_file}:\n{_tail(log_file)}")
+
+# %% ../nbs/04_train.ipynb #ad4a3871
+_TRAIN_KW = set(inspect.signature(train).parameters) - {"model", "source", "steps", "run_dir"}
 
 def launch_train(
     model, source, steps: int, *, nproc: int, run_dir=None, timeout: float | None = None, nnodes: int = 1,
@@ -565,38 +616,8 @@ def launch_train(
     kw = {**train_kwargs, "run_dir": None if rd is None else str(rd.path.resolve())}
     spec = {"model": model, "source": source, "steps": steps, "kwargs": kw, "result": str(result_file.resolve()),
             "errors": str(folder.resolve())}
-    home = next((p.device for p in model.parameters()), torch.device("cpu"))
-    home = None if home.type == "cpu" else home
-    mods = _by_value_modules([source, model, *train_kwargs.values()])
-    try:
-        if home is not None: model.to("cpu")                          # every rank unpickles its copy on the CPU
-        for m in mods: cloudpickle.register_pickle_by_value(sys.modules[m])
-        try:
-            with _without_capture_hooks(model), atomic_write(spec_file, "wb") as fh: cloudpickle.dump(spec, fh)
-        except Exception as e:                                         # name the piece that cannot travel
-            parts = {"model": model, "source": source, **{f"argument {k!r}": v for k, v in train_kwargs.items()}}
-            bad = [k for k, v in parts.items() if not _picklable(v, cloudpickle)]
-            raise GrokError(f"launch_train: cannot send {', '.join(bad) or 'the call'} to the torchrun processes "
-                            f"({type(e).__name__}: {e})") from e
-    finally:
-        for m in mods: cloudpickle.unregister_pickle_by_value(sys.modules[m])
-        if home is not None: model.to(home)
-    env = {
-        **os.environ,
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONPATH": os.pathsep.join(
-            [os.path.abspath(p or ".") for p in sys.path] + [os.environ.get("PYTHONPATH", "")]
-        ).rstrip(os.pathsep),
-    }
-    if rdzv_endpoint is None:
-        env.setdefault("MASTER_ADDR", "127.0.0.1")
-        rdzv = ["--standalone"]
-    else:
-        rid = rdzv_id or hashlib.sha256(f"{rd.path.resolve() if rd else ''}|{steps}|{nnodes}".encode()).hexdigest()[:16]
-        rdzv = ["--nnodes", str(int(nnodes)), "--node-rank", str(int(node_rank)), "--rdzv-backend", "c10d",
-                "--rdzv-endpoint", rdzv_endpoint, "--rdzv-id", rid]
-    cmd = [sys.executable, "-m", "torch.distributed.run", *rdzv, "--nproc_per_node", str(int(nproc)),
-           "-m", "grok_nb.train", str(spec_file.resolve())]
+    _write_spec(spec_file, spec, model, source, train_kwargs)
+    cmd, env = _torchrun_cmd(spec_file, nproc, nnodes, node_rank, rdzv_endpoint, rdzv_id, rd, steps)
     t0 = time.time()
     with open(log_file, "wb") as log:
         proc = subprocess.Popen(
