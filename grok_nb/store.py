@@ -147,7 +147,7 @@ def _source_key(source, name: str | None = None) -> str:
     s = str(source)
     return s if s.startswith("hf:") else str(Path(s).resolve())
 
-# %% ../nbs/01b_store.ipynb #a64ee489
+# %% ../nbs/01b_store.ipynb #723ae13c
 _GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""  # ByteLevel's
 _WHITESPACE_PATTERN = r"\w+|[^\w\s]+|\s+"                         # Whitespace's, and the gaps between its words
 # the same on ASCII text, for Python's faster `re` (with re.ASCII, \w is [A-Za-z0-9_] and \s is [ \t\n\r\f\v], as
@@ -161,6 +161,7 @@ def _byte_chars() -> str:
     rest = [b for b in range(256) if b not in keep]
     return str.maketrans({**{b: chr(b) for b in keep}, **{b: chr(256 + k) for k, b in enumerate(rest)}})
 
+# %% ../nbs/01b_store.ipynb #b8c7ce3a
 def _grown(a: np.ndarray, n: int) -> np.ndarray:
     "`a` with room for at least `n` entries (doubling)."
     if n <= len(a): return a
@@ -168,6 +169,7 @@ def _grown(a: np.ndarray, n: int) -> np.ndarray:
     out[:len(a)] = a
     return out
 
+# %% ../nbs/01b_store.ipynb #72df62cd
 class CachedEncoder:
     """`encode_documents` for a byte-level BPE or a whitespace word-level tokenizer, through a table of the distinct
     words seen so far (at most `max_words`; then it starts afresh): see above. `cached_encoder` makes one."""
@@ -187,77 +189,89 @@ class CachedEncoder:
         self.index, self.n_words, self.n_toks = {}, 0, 0
         self.first, self.count = np.zeros(1024, np.int64), np.zeros(1024, np.int64)     # per word: its tokens' range
         self.ids, self.offsets = np.zeros(4096, np.int64), np.zeros(4096, np.int64)     # per token: id, first char
-    def _tokens(self, words: list[str]) -> tuple[list[int], list[int], list[int]]:
-        """The tokens of new words, as the tokenizer's model makes them from each word on its own (a word is one
-        pre-token): per word how many, and per token its id and the character of the word its first byte is in."""
-        counts, ids, offs = [], [], []
-        if self.kind == "whitespace":
-            for w in words:
-                blank = w[:1].isspace()                          # the gaps between words: no token
-                counts.append(0 if blank else 1)
-                if not blank: ids.append(self.vocab.get(w, self.unk)), offs.append(0)
-            return counts, ids, offs
-        tokenize, table = self.backend.model.tokenize, self.bytes
+
+# %% ../nbs/01b_store.ipynb #867a4b78
+@patch
+def _tokens(self: CachedEncoder, words: list[str]) -> tuple[list[int], list[int], list[int]]:
+    """The tokens of new words, as the tokenizer's model makes them from each word on its own (a word is one
+    pre-token): per word how many, and per token its id and the character of the word its first byte is in."""
+    counts, ids, offs = [], [], []
+    if self.kind == "whitespace":
         for w in words:
-            ascii_ = w.isascii()
-            ts = tokenize(w.translate(table) if ascii_ else w.encode("utf-8").decode("latin-1").translate(table))
-            counts.append(len(ts))
-            ids += [x.id for x in ts]
-            starts = list(itertools.accumulate([len(x.value) for x in ts[:-1]], initial=0))   # a char per byte
-            if not ascii_:                                       # the first byte's character
-                char_of = [k for k, c in enumerate(w) for _ in range(len(c.encode("utf-8")))]
-                starts = [char_of[s] for s in starts]
-            offs += starts
+            blank = w[:1].isspace()                          # the gaps between words: no token
+            counts.append(0 if blank else 1)
+            if not blank: ids.append(self.vocab.get(w, self.unk)), offs.append(0)
         return counts, ids, offs
-    def _add(self, words: list[str]):
-        counts, ids, offs = self._tokens(words)
-        n, n_new = self.n_words + len(words), len(ids)
-        self.first, self.count = _grown(self.first, n), _grown(self.count, n)
-        self.ids, self.offsets = _grown(self.ids, self.n_toks + n_new), _grown(self.offsets, self.n_toks + n_new)
-        c = np.asarray(counts, np.int64)
-        self.count[self.n_words:n], self.first[self.n_words:n] = c, self.n_toks + np.cumsum(c) - c
-        self.ids[self.n_toks:self.n_toks + n_new], self.offsets[self.n_toks:self.n_toks + n_new] = ids, offs
-        self.index.update(zip(words, range(self.n_words, n)))
-        self.n_words, self.n_toks = n, self.n_toks + n_new
-    def encode(self, docs: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        "Token ids and character starts of `docs`, concatenated, and the tokens per document (no EOS)."
-        pieces, n_pieces = [], np.empty(len(docs), np.int64)
-        for k, d in enumerate(docs):
-            p = (self.ascii if d.isascii() else self.pattern).findall(d)   # consecutive: they cover the document
-            pieces += p
-            n_pieces[k] = len(p)
-        new = set(pieces).difference(self.index)
-        if self.n_words + len(new) > self.max_words:
-            self._reset()
-            new = set(pieces)
-        if new: self._add(sorted(new))
-        wid = np.fromiter(map(self.index.__getitem__, pieces), np.int64, count=len(pieces))
-        size = np.fromiter(map(len, pieces), np.int64, count=len(pieces))
-        doc = np.repeat(np.arange(len(docs)), n_pieces)
-        doc_chars = np.fromiter(map(len, docs), np.int64, count=len(docs))
-        start = (np.cumsum(size) - size) - (np.cumsum(doc_chars) - doc_chars)[doc]   # a piece's first char in its doc
-        c = self.count[wid]
-        piece = np.repeat(np.arange(len(pieces)), c)             # the piece of every token
-        k = np.arange(int(c.sum())) - (np.cumsum(c) - c)[piece]  # its place in the piece's tokens
-        src = self.first[wid][piece] + k
-        lengths = np.bincount(doc[piece], minlength=len(docs)).astype(np.int64)
-        return self.ids[src], start[piece] + self.offsets[src], lengths
-    def encode_documents(self, docs, add_eos: bool = True) -> dict:
-        """What `data.encode_documents(tokenizer, docs, add_eos)` returns, computed through the word table (by the
-        tokenizer when a document holds a special token's text, which the tokenizer reads as that token)."""
-        docs = list(docs)
-        if any(s in d for d in docs for s in self.specials): return encode_documents(self.tokenizer, docs, add_eos)
-        eos = self.tokenizer.eos_token_id
-        check(eos is not None or not add_eos,
-              "encode_documents: tokenizer has no eos_token_id (needed between documents)")
-        flat, chars, n = self.encode(docs)
-        doc_chars = np.fromiter(map(len, docs), np.int64, count=len(docs))
-        if add_eos:                                                    # EOS after each document, at its end
-            ends = np.cumsum(n)
-            flat, chars, n = np.insert(flat, ends, eos), np.insert(chars, ends, doc_chars), n + 1
-        bounds = np.r_[0, np.cumsum(n)]
-        digests = b"".join(hashlib.sha256(flat[a:b].tobytes()).digest()[:16] for a, b in zip(bounds[:-1], bounds[1:]))
-        return {"tokens": flat, "char_starts": chars, "lengths": n, "doc_chars": doc_chars, "digests": digests}
+    tokenize, table = self.backend.model.tokenize, self.bytes
+    for w in words:
+        ascii_ = w.isascii()
+        ts = tokenize(w.translate(table) if ascii_ else w.encode("utf-8").decode("latin-1").translate(table))
+        counts.append(len(ts))
+        ids += [x.id for x in ts]
+        starts = list(itertools.accumulate([len(x.value) for x in ts[:-1]], initial=0))   # a char per byte
+        if not ascii_:                                       # the first byte's character
+            char_of = [k for k, c in enumerate(w) for _ in range(len(c.encode("utf-8")))]
+            starts = [char_of[s] for s in starts]
+        offs += starts
+    return counts, ids, offs
+
+# %% ../nbs/01b_store.ipynb #3a21ee2c
+@patch
+def _add(self: CachedEncoder, words: list[str]):
+    counts, ids, offs = self._tokens(words)
+    n, n_new = self.n_words + len(words), len(ids)
+    self.first, self.count = _grown(self.first, n), _grown(self.count, n)
+    self.ids, self.offsets = _grown(self.ids, self.n_toks + n_new), _grown(self.offsets, self.n_toks + n_new)
+    c = np.asarray(counts, np.int64)
+    self.count[self.n_words:n], self.first[self.n_words:n] = c, self.n_toks + np.cumsum(c) - c
+    self.ids[self.n_toks:self.n_toks + n_new], self.offsets[self.n_toks:self.n_toks + n_new] = ids, offs
+    self.index.update(zip(words, range(self.n_words, n)))
+    self.n_words, self.n_toks = n, self.n_toks + n_new
+
+# %% ../nbs/01b_store.ipynb #db5ede00
+@patch
+def encode(self: CachedEncoder, docs: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "Token ids and character starts of `docs`, concatenated, and the tokens per document (no EOS)."
+    pieces, n_pieces = [], np.empty(len(docs), np.int64)
+    for k, d in enumerate(docs):
+        p = (self.ascii if d.isascii() else self.pattern).findall(d)   # consecutive: they cover the document
+        pieces += p
+        n_pieces[k] = len(p)
+    new = set(pieces).difference(self.index)
+    if self.n_words + len(new) > self.max_words:
+        self._reset()
+        new = set(pieces)
+    if new: self._add(sorted(new))
+    wid = np.fromiter(map(self.index.__getitem__, pieces), np.int64, count=len(pieces))
+    size = np.fromiter(map(len, pieces), np.int64, count=len(pieces))
+    doc = np.repeat(np.arange(len(docs)), n_pieces)
+    doc_chars = np.fromiter(map(len, docs), np.int64, count=len(docs))
+    start = (np.cumsum(size) - size) - (np.cumsum(doc_chars) - doc_chars)[doc]   # a piece's first char in its doc
+    c = self.count[wid]
+    piece = np.repeat(np.arange(len(pieces)), c)             # the piece of every token
+    k = np.arange(int(c.sum())) - (np.cumsum(c) - c)[piece]  # its place in the piece's tokens
+    src = self.first[wid][piece] + k
+    lengths = np.bincount(doc[piece], minlength=len(docs)).astype(np.int64)
+    return self.ids[src], start[piece] + self.offsets[src], lengths
+
+# %% ../nbs/01b_store.ipynb #8a538490
+@patch
+def encode_documents(self: CachedEncoder, docs, add_eos: bool = True) -> dict:
+    """What `data.encode_documents(tokenizer, docs, add_eos)` returns, computed through the word table (by the
+    tokenizer when a document holds a special token's text, which the tokenizer reads as that token)."""
+    docs = list(docs)
+    if any(s in d for d in docs for s in self.specials): return encode_documents(self.tokenizer, docs, add_eos)
+    eos = self.tokenizer.eos_token_id
+    check(eos is not None or not add_eos,
+          "encode_documents: tokenizer has no eos_token_id (needed between documents)")
+    flat, chars, n = self.encode(docs)
+    doc_chars = np.fromiter(map(len, docs), np.int64, count=len(docs))
+    if add_eos:                                                    # EOS after each document, at its end
+        ends = np.cumsum(n)
+        flat, chars, n = np.insert(flat, ends, eos), np.insert(chars, ends, doc_chars), n + 1
+    bounds = np.r_[0, np.cumsum(n)]
+    digests = b"".join(hashlib.sha256(flat[a:b].tobytes()).digest()[:16] for a, b in zip(bounds[:-1], bounds[1:]))
+    return {"tokens": flat, "char_starts": chars, "lengths": n, "doc_chars": doc_chars, "digests": digests}
 
 # %% ../nbs/01b_store.ipynb #6cb74827
 def cached_encoder(tokenizer) -> CachedEncoder | None:
