@@ -551,7 +551,7 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
           of_interest=0.2, of_interest_text="+0.2 Jaccard", figure="grokking_heads.png", command=A_CMD),
 ]
 
-# %% ../nbs/92_ledger.ipynb #d7dd6e56
+# %% ../nbs/92_ledger.ipynb #1dfb4cdd
 B_HEADS = ("profile-b-heads/sparse_attention_runs",)
 # b-arch and b-headdim run in b-heads' runs folder, so the later profile's table holds the earlier one's runs too
 B_ARCH = ("profile-b-headdim/sparse_attention_runs", "profile-b-arch/sparse_attention_runs",
@@ -564,6 +564,11 @@ CA = dict(task="cellular_automaton", n_cells=8, n_rules=4, n_states=4, first_tar
           bias_strength=0.0, pretrain="none", n_heads=4, d_head=16)
 H4 = dict(n_heads=4, d_head=16)
 
+
+B_CMD_H, B_CMD_A, B_CMD_S = \
+    "make profile-b-heads", "make profile-b-arch (else make demo)", "make profile-b-suite profile-b-suite-14m"
+
+# %% ../nbs/92_ledger.ipynb #efdd9512
 def _steps_claim(id_, paper, measure, source, a, b, earlier="a", of_interest=2.0, figure="", command="", **kw):
     "A claim on the censored steps to solve, with the fallbacks `(a, b)` pairs in `a` when it is a list."
     pairs = a if isinstance(a, list) else [(a, b)]
@@ -571,6 +576,7 @@ def _steps_claim(id_, paper, measure, source, a, b, earlier="a", of_interest=2.0
     return Claim(id_, "B", paper, measure, source, ev, of_interest=of_interest,
                  of_interest_text=f"a steps ratio of {of_interest:g}", figure=figure, command=command, **kw)
 
+# %% ../nbs/92_ledger.ipynb #7a3574f0
 def _mixed_cells(t: pd.DataFrame) -> Outcome:
     "B1: (size, task) cells of the suite where some seeds emerged and others did not."
     if t is None or not len(t): return Outcome(status="not measured")
@@ -615,8 +621,7 @@ def _onset_coincides(t: pd.DataFrame) -> Outcome:
                    short=f"{k}/{n} within 1 (chance {p0:.2f})",
                    mde=lambda alpha: mde_binomial(n, p0, alpha), of_interest=0.5)
 
-B_CMD_H, B_CMD_A, B_CMD_S = \
-    "make profile-b-heads", "make profile-b-arch (else make demo)", "make profile-b-suite profile-b-suite-14m"
+# %% ../nbs/92_ledger.ipynb #570e768f
 CLAIMS_B = [
     Claim("B1", "B", "capabilities emerge stochastically: at a fixed size some seeds solve a task, others fail",
           "mini-suite (size, task) cells with both outcomes among the seeds (one such cell suffices)", B_SUITE,
@@ -646,6 +651,10 @@ CLAIMS_B = [
           paired_shift(lambda t: t, lambda d: d.top_k_recovery - 0.5, unit="emergences", fmt="+.2f",
                        cluster=["size", "seed"], cluster_unit="models"),
           of_interest=0.25, of_interest_text="recovery 0.75", figure="emergence_recovery.png", command=B_CMD_S),
+]
+
+# %% ../nbs/92_ledger.ipynb #c8885960
+CLAIMS_B += [
     _steps_claim("B6", "the difficulty is set jointly by context length and sparsity: at S 8, s = 2 is harder than "
                  "s = 1", "steps to solve (censored), s = 1 vs s = 2 at S 8, 4 heads of 16", B_HEADS,
                  dict(LM, n_cells=8, sparsity=1, **H4), dict(LM, n_cells=8, sparsity=2, **H4),
@@ -712,7 +721,7 @@ CLAIMS_B = [
           "fixed width) is its nearest test", B_HEADS, None, kind="untestable"),
 ]
 
-# %% ../nbs/92_ledger.ipynb #429da095
+# %% ../nbs/92_ledger.ipynb #54710320
 C_TAX = ("profile-c-tiers/compartments_tax", "demo/compartments_tax")
 C_INIT = ("profile-c-init/compartments_tax", "demo/compartments_tax")
 C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity")
@@ -724,6 +733,9 @@ C_INFONCE = ("profile-c-infonce2b/compartments_threshold", "profile-c-infonce2/c
 C_BIL = ("profile-c-cases/compartments_runs", "demo/compartments_runs")
 C_BIO = ("profile-c-cases/compartments_bio_qa",)
 
+C_CMD = "make profile-c-{} (else make demo)"
+
+# %% ../nbs/92_ledger.ipynb #44340fd2
 def _with_c1(t: pd.DataFrame) -> pd.DataFrame:
     "Random-init tax rows plus a ratio-1 row for each (size, steps, seed) c = 1 reference."
     d = t[t.init.fillna("random") == "random"] if "init" in t else t
@@ -753,6 +765,7 @@ def _log_ratio(num, den) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(np.isnan(n) | ~(d > 0), np.nan, np.where(n > 0, np.log(n / d), -np.inf))
 
+# %% ../nbs/92_ledger.ipynb #950b3f17
 def _pivot(t: pd.DataFrame, cond_col: str, key: str, value: str) -> pd.DataFrame:
     return t.pivot_table(index=key, columns=cond_col, values=value, aggfunc="mean")
 
@@ -776,7 +789,7 @@ def _c12(rows: dict) -> Outcome:
                    "contradicted" if "contradicted" in v.values() else "underpowered",
                    effect="; ".join(f"{k} {x}" for k, x in v.items()), short="from C3, C4")
 
-C_CMD = "make profile-c-{} (else make demo)"
+# %% ../nbs/92_ledger.ipynb #23693034
 CLAIMS_C = [
     Claim("C1", "C", "the steps to reach a given validation loss grow linearly in the number of compartments c",
           "steps ratio to c = 1 (at the c = 1 loss at 20% of training; censored when never reached) rising with "
@@ -808,6 +821,10 @@ CLAIMS_C = [
                                   cluster_unit="c = 1 continuations"),
           of_interest=0.05, of_interest_text="the margin itself (no overhead)", figure="compartments_posthoc.png",
           command=C_CMD.format("posthoc")),
+]
+
+# %% ../nbs/92_ledger.ipynb #d816327f
+CLAIMS_C += [
     Claim("C5", "C", "with paired translation data the model learns to translate, yet the compartments still "
           "compete (the tax remains)", "final-loss tax at the highest translation fraction, where translation is "
           "learned, at equal plain-text exposure; per (c, seed, decay), averaged over the runs that share a c = 1 "
@@ -844,6 +861,10 @@ CLAIMS_C = [
                        fmt="+.2f", cluster=["ref_run_id"], cluster_unit="c = 1 references"),
           of_interest=math.log(2), of_interest_text="half the tax recovered",
           figure="compartments_threshold_infonce_weight.png", command=C_CMD.format("infonce2")),
+]
+
+# %% ../nbs/92_ledger.ipynb #903775d6
+CLAIMS_C += [
     Claim("C9", "C", "a shared tokenizer performs close to the compartmentalized baseline (little cross-language "
           "sharing)", "non-inferiority: the benefit of sharing, bits/byte (within compartment, mean over the two "
           "languages) of the disjoint pair minus the shared tokenizer at equal total vocabulary, minus a margin of "
@@ -875,6 +896,7 @@ CLAIMS_C = [
           "it", "the C3 and C4 rows", C_INIT, None, kind="derived", derive=_c12),
 ]
 
+# %% ../nbs/92_ledger.ipynb #e78dda7f
 CLAIMS = CLAIMS_A + CLAIMS_B + CLAIMS_C
 
 # %% ../nbs/92_ledger.ipynb #efa9519c
