@@ -20,11 +20,11 @@ from .sweep import run_info, write_run_info
 # %% auto #0
 __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS',
            'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_CAP', 'C_POSTHOC',
-           'C_TRANS', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS',
-           'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path',
-           'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend',
-           'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
-           'catch_up', 'run_set_info', 'readme_table', 'study_page', 'write_ledger']
+           'C_TRANS', 'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT',
+           'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table',
+           'table_path', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate',
+           'paired_shift', 'trend', 'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured',
+           'strength_pairs', 'catch_up', 'run_set_info', 'readme_table', 'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -727,6 +727,8 @@ C_INIT = ("profile-c-init/compartments_tax", "demo/compartments_tax")
 C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity")
 C_POSTHOC = ("profile-c-posthoc/compartments_posthoc",)
 C_TRANS = ("profile-c-trans/compartments_threshold",)
+# C6 and C7 need c = 8 and 6 at two weight decays, at equal plain-text exposure, 10 units each: no profile yet (RUN_SETS)
+C_THRESH = ("profile-c-thresh/compartments_threshold",)
 # c-infonce2b runs in c-infonce2's runs folder (seeds 5-9 beside 0-4), so its table holds all ten seeds
 C_INFONCE = ("profile-c-infonce2b/compartments_threshold", "profile-c-infonce2/compartments_threshold",
              "demo/compartments_threshold")
@@ -734,6 +736,7 @@ C_BIL = ("profile-c-cases/compartments_runs", "demo/compartments_runs")
 C_BIO = ("profile-c-cases/compartments_bio_qa",)
 
 C_CMD = "make profile-c-{} (else make demo)"
+C_THRESH_CMD = "no profile yet (≈ 14 h on 2 CPU cores)"
 
 # %% ../nbs/92_ledger.ipynb #44340fd2
 def _with_c1(t: pd.DataFrame) -> pd.DataFrame:
@@ -835,14 +838,14 @@ CLAIMS_C += [
           command=C_CMD.format("trans")),
     Claim("C6", "C", "breaking the plateau needs a high translation fraction and high c (e.g. c = 8): a threshold",
           "log of the tax at the highest t over the tax at t = 0, minus log ½, at c = 8 (below 0: the tax halved), "
-          "per (seed, decay), a tax removed or reversed at -inf; signed-rank", C_TRANS,
+          "per (seed, decay), a tax removed or reversed at -inf; signed-rank", C_THRESH,
           paired_shift(lambda t: _top_t(t, [8]), lambda d: _log_ratio(d.final_gap, d.final_gap_0) - math.log(0.5),
                        positive=False, unit="runs", fmt="+.2f"),
-          of_interest=math.log(2), of_interest_text="the tax halved again", command=C_CMD.format("trans"),
+          of_interest=math.log(2), of_interest_text="the tax halved again", command=C_THRESH_CMD,
           figure="compartments_threshold_translation_fraction.png"),
     Claim("C7", "C", "aggressive weight decay speeds the transition and moves the threshold to lower c (8 → 6)",
           "at c = 6: log of the tax ratio (highest t over t = 0) at weight decay 1.0 minus at 0.1, per seed; "
-          "a tax removed at -inf; signed-rank", C_TRANS,
+          "a tax removed at -inf; signed-rank", C_THRESH,
           paired_shift(lambda t: (lambda p: (lambda a, b: a.merge(b, on=["size", "steps", "c", "seed"],
                                                                     suffixes=("", "_wd01")))(
                            p[np.isclose(p.weight_decay, 1.0)], p[np.isclose(p.weight_decay, 0.1)]))(_top_t(t, [6]))
@@ -850,7 +853,7 @@ CLAIMS_C += [
                        lambda d: (_log_ratio(d.final_gap, d.final_gap_0)
                                   - _log_ratio(d.final_gap_wd01, d.final_gap_0_wd01)),
                        positive=False, unit="seeds", fmt="+.2f"),
-          of_interest=math.log(2), of_interest_text="the ratio halved", command=C_CMD.format("trans"),
+          of_interest=math.log(2), of_interest_text="the ratio halved", command=C_THRESH_CMD,
           figure="compartments_threshold_translation_fraction.png"),
     Claim("C8", "C", "contrastive alignment (InfoNCE) recovers a substantial part of the tax at c = 6 and 8",
           "log of the final-loss tax at λ = 0.1 (where top-1 retrieval is complete) over λ = 0, at c = 6 and 8, per "
@@ -967,7 +970,14 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-capacity": ("make profile-c-capacity", "study C: the plateau at convergence, c = 1, 2, 4, 8"),
     "profile-c-init": ("make profile-c-init", "study C: duplicated vs random init at c = 1…8, 3 seeds"),
     "profile-c-posthoc": ("make profile-c-posthoc", "study C: post-hoc duplication to convergence"),
-    "profile-c-trans": ("make profile-c-trans", "study C: translation at equal plain-text exposure"),
+    "profile-c-trans": ("make profile-c-trans", "study C: translation at equal plain-text exposure (C5)"),
+    "profile-c-thresh": ("no profile yet (≈ 14 h on 2 CPU cores)",
+                         "study C: the translation threshold (C6, C7) at equal plain-text exposure. A design that can "
+                         "decide them needs c = 8 (C6) and c = 6 (C7) at weight decay 0.1 and 1.0, t = 0 for 5,000 steps "
+                         "against t = 0.5 for 10,000 (translation is learned only on the 5,000-step design at these c), "
+                         "with their c = 1 references, over 10 units each: about 14 h on 2 cores from the measured "
+                         "per-step costs, 8 profiles of 2 h; not registered. The earlier 5,000-step grids (c-long-grid, "
+                         "c-long-grid-wd1, c-long-seed1; 1-2 seeds, unequal plain-text exposure) cannot decide them"),
     "profile-c-infonce2": ("make profile-c-infonce2", "study C: InfoNCE at c = 6, 8, seeds 0-4"),
     "profile-c-infonce2b": ("make profile-c-infonce2 profile-c-infonce2b",
                             "study C: InfoNCE at c = 6, 8, seeds 0-9 (c-infonce2, then seeds 5-9)"),
