@@ -727,7 +727,7 @@ C_INIT = ("profile-c-init/compartments_tax", "demo/compartments_tax")
 C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity")
 C_POSTHOC = ("profile-c-posthoc/compartments_posthoc",)
 C_TRANS = ("profile-c-trans/compartments_threshold",)
-# C6 and C7 need c = 8 and 6 at two weight decays, at equal plain-text exposure, 10 units each: no profile yet (RUN_SETS)
+# C6 and C7 need c = 8 and 6 at two weight decays, equal plain-text exposure, 10 units each: no profile yet (RUN_SETS)
 C_THRESH = ("profile-c-thresh/compartments_threshold",)
 # c-infonce2b runs in c-infonce2's runs folder (seeds 5-9 beside 0-4), so its table holds all ten seeds
 C_INFONCE = ("profile-c-infonce2b/compartments_threshold", "profile-c-infonce2/compartments_threshold",
@@ -972,12 +972,13 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-posthoc": ("make profile-c-posthoc", "study C: post-hoc duplication to convergence"),
     "profile-c-trans": ("make profile-c-trans", "study C: translation at equal plain-text exposure (C5)"),
     "profile-c-thresh": ("no profile yet (≈ 14 h on 2 CPU cores)",
-                         "study C: the translation threshold (C6, C7) at equal plain-text exposure. A design that can "
-                         "decide them needs c = 8 (C6) and c = 6 (C7) at weight decay 0.1 and 1.0, t = 0 for 5,000 steps "
-                         "against t = 0.5 for 10,000 (translation is learned only on the 5,000-step design at these c), "
-                         "with their c = 1 references, over 10 units each: about 14 h on 2 cores from the measured "
-                         "per-step costs, 8 profiles of 2 h; not registered. The earlier 5,000-step grids (c-long-grid, "
-                         "c-long-grid-wd1, c-long-seed1; 1-2 seeds, unequal plain-text exposure) cannot decide them"),
+                         "study C: the translation threshold (C6, C7) at equal plain-text exposure. A design that "
+                         "can decide them needs c = 8 (C6) and c = 6 (C7) at weight decay 0.1 and 1.0, t = 0 for "
+                         "5,000 steps against t = 0.5 for 10,000 (translation is learned only on the 5,000-step "
+                         "design at these c), with their c = 1 references, over 10 units each: about 14 h on 2 cores "
+                         "from the measured per-step costs, 8 profiles of 2 h; not registered. The earlier "
+                         "5,000-step grids (c-long-grid, c-long-grid-wd1, c-long-seed1; 1-2 seeds, unequal "
+                         "plain-text exposure) cannot decide them"),
     "profile-c-infonce2": ("make profile-c-infonce2", "study C: InfoNCE at c = 6, 8, seeds 0-4"),
     "profile-c-infonce2b": ("make profile-c-infonce2 profile-c-infonce2b",
                             "study C: InfoNCE at c = 6, 8, seeds 0-9 (c-infonce2, then seeds 5-9)"),
