@@ -263,6 +263,39 @@ def _should_stop(stop_fn, rec: dict | None, world: int, is_main: bool, dev) -> b
         stop = bool(flag.item())
     return stop
 
+# %% ../nbs/04_train.ipynb #ef618635
+def _forward_model(model, compile: bool, world: int, dev, local_rank: int):
+    """The module the loop calls: `model` itself, compiled with `torch.compile` (backend `$GROK_NB_COMPILE_BACKEND`,
+    default inductor) when `compile`, and wrapped in DDP under torchrun (`world > 1`). The optimizer and the checkpoints
+    hold `model`'s own parameters, shared by every wrapper."""
+    backend = os.environ.get("GROK_NB_COMPILE_BACKEND") or "inductor"
+    fwd = torch.compile(model, backend=backend) if compile else model
+    if world > 1:
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        fwd = DDP(fwd, device_ids=[local_rank] if dev.type == "cuda" else None)
+    return fwd
+
+# %% ../nbs/04_train.ipynb #5020da5d
+def _checkpointer(rd, model, opt, sched, source, eval_fn, history: list, train_params: dict, fingerprint,
+                  keep_optimizer: str, is_main: bool) -> Callable[[int], None]:
+    """`save(step)` for the loop: on the main rank, evaluate (`eval_fn`'s record is logged and appended to `history`)
+    and then save model, optimizer and scheduler with the training parameters and the stream's position; with
+    `keep_optimizer='last'` the older checkpoints then lose their optimizer state. The evaluation comes before the
+    save (see "After a crash"): a checkpoint on disk always has its evaluation logged."""
+    def save(step: int) -> None:
+        if not is_main: return
+        if eval_fn is not None:
+            rec = _eval_record(model, eval_fn, step)
+            append_jsonl(rec, rd.metrics_file)
+            history.append(rec)
+        save_checkpoint(rd.checkpoint(step), model, opt, sched, step,
+                        extra={"train_params": train_params, "stream_fingerprint": fingerprint,
+                               "stream_position": _stream_position(source, step)})
+        if keep_optimizer == "last":                                    # a resume reads only the newest checkpoint
+            for s in rd.checkpoint_steps():
+                if s != step: drop_optimizer(rd.checkpoint(s))
+    return save
+
 # %% ../nbs/04_train.ipynb #ce6cd61b
 def train(
     model,
@@ -338,28 +371,12 @@ def train(
     if rd is not None and is_main:                                      # records logged after the last checkpoint
         redo0 = start == 0 and 0 in ckpts and eval_fn is not None and 0 not in rd.checkpoint_steps()
         _truncate_metrics(rd, start, drop_eval_at=0 if redo0 else None)
-    backend = os.environ.get("GROK_NB_COMPILE_BACKEND") or "inductor"
-    fwd_model = torch.compile(model, backend=backend) if compile else model
+    fwd_model = _forward_model(model, compile, world, dev, local_rank)
     reads_rows = world > 1 and _reads_rows(source)
-    if world > 1:
-        from torch.nn.parallel import DistributedDataParallel as DDP
-        fwd_model = DDP(fwd_model, device_ids=[local_rank] if dev.type == "cuda" else None)
-
-    def checkpoint(step):
-        if not is_main: return
-        if eval_fn is not None:                                         # before the save: see "After a crash"
-            rec = _eval_record(model, eval_fn, step)
-            append_jsonl(rec, rd.metrics_file)
-            history.append(rec)
-        save_checkpoint(rd.checkpoint(step), model, opt, sched, step,
-                        extra={"train_params": train_params, "stream_fingerprint": fingerprint,
-                               "stream_position": _stream_position(source, step)})
-        if keep_optimizer == "last":                                    # a resume reads only the newest checkpoint
-            for s in rd.checkpoint_steps():
-                if s != step: drop_optimizer(rd.checkpoint(s))
-
-    history, t0, tokens = [], time.time(), 0
-    if rd is not None and start > 0: history = [r for r in rd.metrics() if r.get("step", 0) <= start]
+    history = [r for r in rd.metrics() if r.get("step", 0) <= start] if rd is not None and start > 0 else []
+    checkpoint = _checkpointer(rd, model, opt, sched, source, eval_fn, history, train_params, fingerprint,
+                               keep_optimizer, is_main)
+    t0, tokens = time.time(), 0
     if start == 0 and 0 in ckpts and not (rd is not None and 0 in rd.checkpoint_steps()): checkpoint(0)
     model.train()
     bar = tqdm(initial=start, total=steps, disable=not (progress and is_main), desc="train", leave=True)
