@@ -202,6 +202,16 @@ def _encodings(tokenizer, docs: list[str]) -> tuple[list, list]:
     enc = tokenizer(docs, add_special_tokens=False, return_offsets_mapping=True)
     return enc["input_ids"], [[o[0] for o in offs] for offs in enc["offset_mapping"]]
 
+def _documents(flat, chars, n, doc_chars, eos, add_eos: bool) -> dict:
+    """`encode_documents`' dict from the documents' tokens and character starts, concatenated, and their counts:
+    an EOS after each document (at its end) when `add_eos`, and each document's digest."""
+    if add_eos:                                                        # EOS after each document, at its end
+        ends = np.cumsum(n)
+        flat, chars, n = np.insert(flat, ends, eos), np.insert(chars, ends, doc_chars), n + 1
+    bounds = np.r_[0, np.cumsum(n)]
+    digests = b"".join(hashlib.sha256(flat[a:b].tobytes()).digest()[:16] for a, b in zip(bounds[:-1], bounds[1:]))
+    return {"tokens": flat, "char_starts": chars, "lengths": n, "doc_chars": doc_chars, "digests": digests}
+
 def encode_documents(tokenizer, docs: Sequence[str], add_eos: bool = True) -> dict:
     """`tokens` (int64, all documents concatenated), `char_starts` (int64, each token's start in its document),
     `lengths` (tokens per document, EOS included), `doc_chars` (characters per document), `digests` (16 bytes each)."""
@@ -213,12 +223,7 @@ def encode_documents(tokenizer, docs: Sequence[str], add_eos: bool = True) -> di
     doc_chars = np.fromiter(map(len, docs), np.int64, count=len(docs))
     flat = np.fromiter(itertools.chain.from_iterable(ids), np.int64, count=int(n.sum()))
     chars = np.fromiter(itertools.chain.from_iterable(starts), np.int64, count=int(n.sum()))
-    if add_eos:                                                        # EOS after each document, at its end
-        ends = np.cumsum(n)
-        flat, chars, n = np.insert(flat, ends, eos), np.insert(chars, ends, doc_chars), n + 1
-    bounds = np.r_[0, np.cumsum(n)]
-    digests = b"".join(hashlib.sha256(flat[a:b].tobytes()).digest()[:16] for a, b in zip(bounds[:-1], bounds[1:]))
-    return {"tokens": flat, "char_starts": chars, "lengths": n, "doc_chars": doc_chars, "digests": digests}
+    return _documents(flat, chars, n, doc_chars, eos, add_eos)
 
 # %% ../nbs/01_data.ipynb #ad6f63db
 _PROBE = "Hello, world!  It's 3.5 km\n— naïve café; tab\there."

@@ -13,8 +13,8 @@ from tqdm.auto import tqdm
 from fastcore.basics import patch
 from grok_nb.core import (GrokError, check, atomic_write, atomic_path, save_json, load_json, sha256_file, log_once,
     read_error)
-from grok_nb.data import (text_source, encode_documents, decode_tokens, is_lossless, _epoch_order, TokenStream,
-    _encodings)
+from .data import (text_source, encode_documents, decode_tokens, is_lossless, _epoch_order, TokenStream,
+    _encodings, _documents)
 
 # %% auto #0
 __all__ = ['INDEX_MAGIC', 'DTYPE_CODES', 'STORE_FORMAT', 'token_dtype', 'write_indexed', 'IndexedDataset',
@@ -265,13 +265,7 @@ def encode_documents(self: CachedEncoder, docs, add_eos: bool = True) -> dict:
     check(eos is not None or not add_eos,
           "encode_documents: tokenizer has no eos_token_id (needed between documents)")
     flat, chars, n = self.encode(docs)
-    doc_chars = np.fromiter(map(len, docs), np.int64, count=len(docs))
-    if add_eos:                                                    # EOS after each document, at its end
-        ends = np.cumsum(n)
-        flat, chars, n = np.insert(flat, ends, eos), np.insert(chars, ends, doc_chars), n + 1
-    bounds = np.r_[0, np.cumsum(n)]
-    digests = b"".join(hashlib.sha256(flat[a:b].tobytes()).digest()[:16] for a, b in zip(bounds[:-1], bounds[1:]))
-    return {"tokens": flat, "char_starts": chars, "lengths": n, "doc_chars": doc_chars, "digests": digests}
+    return _documents(flat, chars, n, np.fromiter(map(len, docs), np.int64, count=len(docs)), eos, add_eos)
 
 # %% ../nbs/01b_store.ipynb #6cb74827
 def cached_encoder(tokenizer) -> CachedEncoder | None:
