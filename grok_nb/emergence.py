@@ -443,7 +443,7 @@ class LocalSuite(Suite):
         check((self.path/"tokenizer").is_dir(), f"LocalSuite: no tokenizer folder {self.path/'tokenizer'}")
         return load_tokenizer(str(self.path/"tokenizer"))
 
-# %% ../nbs/emergence/20_emergence.ipynb #ba769441
+# %% ../nbs/emergence/20_emergence.ipynb #496c0d4f
 @contextlib.contextmanager
 def _file_lock(path):
     "An exclusive `fcntl` lock on `path` (created) for the duration of the block; other processes wait."
@@ -452,6 +452,7 @@ def _file_lock(path):
         try: yield
         finally: fcntl.flock(f, fcntl.LOCK_UN)
 
+# %% ../nbs/emergence/20_emergence.ipynb #1170f72f
 def _train_member(rd, docs, tok, size, seed, steps, params, overrides, ckpts, nproc, device, progress,
                   train_kwargs=None):
     stream = TokenStream(docs, tok, seq_len=params["seq_len"], batch_size=params["batch_size"], seed=seed)
@@ -473,6 +474,7 @@ def _train_member(rd, docs, tok, size, seed, steps, params, overrides, ckpts, np
         **(train_kwargs or {}),
     )
 
+# %% ../nbs/emergence/20_emergence.ipynb #ba769441
 def train_local_suite(
     runs_dir,
     sizes: Sequence[str],

@@ -128,13 +128,14 @@ class CausalMixerForCausalLM(PreTrainedModel):
 AutoConfig.register(CausalMixerConfig.model_type, CausalMixerConfig, exist_ok=True)
 AutoModelForCausalLM.register(CausalMixerConfig, CausalMixerForCausalLM, exist_ok=True)
 
-# %% ../nbs/emergence/22_mixers.ipynb #5bfe958e
+# %% ../nbs/emergence/22_mixers.ipynb #e1473f4c
 def _config(cls, arch: str, base: dict, extra: dict):
     names = {f.name for f in dataclasses.fields(cls)}
     bad = sorted(set(extra) - names)
     check(not bad, f"build_mixer_model({arch!r}): unknown config field(s) {bad} for {cls.__name__}")
     return cls(**{**base, **extra})
 
+# %% ../nbs/emergence/22_mixers.ipynb #5bfe958e
 def build_mixer_model(arch: str, vocab_size: int, d_model: int = 128, n_layers: int = 4, seq_len: int = 256, *,
                       n_heads: int | None = None, d_ff: int | None = None, seed: int | None = None, **config):
     "A causal LM with `arch` token mixing; `forward(input_ids, labels=None)` returns `.logits` (and `.loss`)."
