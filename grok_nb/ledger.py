@@ -725,8 +725,10 @@ CLAIMS_B += [
 C_TAX = ("profile-c-tiers/compartments_tax", "demo/compartments_tax")
 C_INIT = ("profile-c-init/compartments_tax", "demo/compartments_tax")
 C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity")
-C_POSTHOC = ("profile-c-posthoc/compartments_posthoc",)
-C_TRANS = ("profile-c-trans/compartments_threshold",)
+# parts 2 and 3 (c-posthoc2, c-posthoc3; c-trans2) run in their first part's runs folder: the last part's table holds all
+C_POSTHOC = ("profile-c-posthoc3/compartments_posthoc", "profile-c-posthoc2/compartments_posthoc",
+             "profile-c-posthoc/compartments_posthoc")
+C_TRANS = ("profile-c-trans2/compartments_threshold", "profile-c-trans/compartments_threshold")
 # C6 and C7 need c = 8 and 6 at two weight decays, equal plain-text exposure, 10 units each: no profile yet (RUN_SETS)
 C_THRESH = ("profile-c-thresh/compartments_threshold",)
 # c-infonce2b runs in c-infonce2's runs folder (seeds 5-9 beside 0-4), so its table holds all ten seeds
@@ -969,8 +971,13 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-tiers": ("make profile-c-tiers", "study C: the tax at c = 1…8 on the two smallest paper tiers"),
     "profile-c-capacity": ("make profile-c-capacity", "study C: the plateau at convergence, c = 1, 2, 4, 8"),
     "profile-c-init": ("make profile-c-init", "study C: duplicated vs random init at c = 1…8, 3 seeds"),
-    "profile-c-posthoc": ("make profile-c-posthoc", "study C: post-hoc duplication to convergence"),
-    "profile-c-trans": ("make profile-c-trans", "study C: translation at equal plain-text exposure (C5)"),
+    "profile-c-posthoc": ("make profile-c-posthoc", "study C: post-hoc duplication to convergence, seeds 0-3"),
+    "profile-c-posthoc2": ("make profile-c-posthoc profile-c-posthoc2", "study C: post-hoc duplication, seeds 0-6"),
+    "profile-c-posthoc3": ("make profile-c-posthoc profile-c-posthoc2 profile-c-posthoc3",
+                           "study C: post-hoc duplication to convergence, seeds 0-9 (three parts)"),
+    "profile-c-trans": ("make profile-c-trans", "study C: translation at equal plain-text exposure (C5), seeds 0-4"),
+    "profile-c-trans2": ("make profile-c-trans profile-c-trans2",
+                         "study C: translation at equal plain-text exposure (C5), seeds 0-9 (two parts)"),
     "profile-c-thresh": ("no profile yet (≈ 14 h on 2 CPU cores)",
                          "study C: the translation threshold (C6, C7) at equal plain-text exposure. A design that "
                          "can decide them needs c = 8 (C6) and c = 6 (C7) at weight decay 0.1 and 1.0, t = 0 for "
