@@ -725,7 +725,7 @@ CLAIMS_B += [
 C_TAX = ("profile-c-tiers/compartments_tax", "demo/compartments_tax")
 C_INIT = ("profile-c-init/compartments_tax", "demo/compartments_tax")
 C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity")
-# parts 2 and 3 (c-posthoc2, c-posthoc3; c-trans2) run in their first part's runs folder: the last part's table holds all
+# later parts (c-posthoc2, c-posthoc3; c-trans2) run in their first part's runs folder: the last part's table holds all
 C_POSTHOC = ("profile-c-posthoc3/compartments_posthoc", "profile-c-posthoc2/compartments_posthoc",
              "profile-c-posthoc/compartments_posthoc")
 C_TRANS = ("profile-c-trans2/compartments_threshold", "profile-c-trans/compartments_threshold")
