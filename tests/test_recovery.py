@@ -84,6 +84,7 @@ def train_study(tmp_path, monkeypatch):
     (tmp_path / "studies").mkdir()
     nbformat.write(nb, tmp_path / "studies" / "trainer.ipynb")
     monkeypatch.setenv("GROK_NB_STUDIES_DIR", str(tmp_path / "studies"))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")     # the in-process run's kernel threads as the CLI reruns do (ENV)
     return tmp_path
 
 
