@@ -978,7 +978,7 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-trans": ("make profile-c-trans", "study C: translation at equal plain-text exposure (C5), seeds 0-4"),
     "profile-c-trans2": ("make profile-c-trans profile-c-trans2",
                          "study C: translation at equal plain-text exposure (C5), seeds 0-9 (two parts)"),
-    "profile-c-thresh": ("no profile yet (≈ 14 h on 2 CPU cores)",
+    "profile-c-thresh": (C_THRESH_CMD,
                          "study C: the translation threshold (C6, C7) at equal plain-text exposure. A design that "
                          "can decide them needs c = 8 (C6) and c = 6 (C7) at weight decay 0.1 and 1.0, t = 0 for "
                          "5,000 steps against t = 0.5 for 10,000 (translation is learned only on the 5,000-step "
