@@ -80,7 +80,8 @@ def load_ledger(figures: Path):
 
 def render_block(name: str, ledger, figures: Path) -> str:
     "The text of block `name` from the ledger."
-    from grok_nb.ledger import readme_table, RUN_SETS, run_set_info, _hours
+    from grok_nb.ledger import readme_table, RUN_SETS, run_set_info
+    from grok_nb.sweep import wall_text
     if ledger is None: raise KeyError(f"block {name!r}: no figures/ledger.csv (run make readme)")
     ledger = ledger.astype(object).where(ledger.notna(), None)
     if name == "table": return readme_table(ledger, {v: k for k, v in README_FIGURES.items()}) + "\n"
@@ -89,7 +90,7 @@ def render_block(name: str, ledger, figures: Path) -> str:
         for rs in dict.fromkeys(s.split("/")[0] for s in ledger.source):
             cmd, what = RUN_SETS.get(rs, ("?", ""))
             info = run_set_info(rs, figures)
-            t = (f"{_hours(info['wall_seconds'])}, {info['runs']} runs, {info['date']}" if info else
+            t = (f"{wall_text(info)}, {info['date']}" if info else
                  "not run yet" if not (figures / ("summaries" if rs == "demo" else f"{rs}/summaries")).exists()
                  else "time not recorded")
             lines.append(f"- `{rs.removeprefix('profile-')}`: `{cmd}` ({t})")

@@ -11,7 +11,7 @@ import yaml
 from .core import GrokError, check, runs_root, figures_root, canonical_params, PROJECT_ROOT
 from .sweep import (grid, study_notebooks, report_notebooks, study_defaults, resolve_params, run_study, sweep,
     run_plan, run_reports, publish_summaries, write_run_info, study_rules, runs_folder, runs_status,
-    DEFAULT_TIMEOUT_MIN)
+    resumed_count, wall_text, DEFAULT_TIMEOUT_MIN)
 from .status import BAD_STATUSES
 
 # %% auto #0
@@ -140,7 +140,7 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
         f = Path(runs_dir or runs_root()) / "_reports" / f"{study}_summary.txt"
         print(f"\n[demo] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
     published = publish_summaries(runs_dir, figures_dir)
-    write_run_info(figures_dir or figures_root(), len(jobs), time.time() - t0, "make demo")
+    write_run_info(figures_dir or figures_root(), len(jobs), time.time() - t0, "make demo", resumed_count(df))
     print(f"\n[demo] figures in {Path(figures_dir or figures_root())}, {len(published) // 2} summaries in "
           f"{Path(figures_dir or figures_root()) / 'summaries'} (make readme renders the README from them)")
     return int(bad > 0 or len(failed_reports) > 0)
@@ -297,24 +297,22 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
         f = runs_dir / "_reports" / f"{study}_summary.txt"
         print(f"\n[profile {name}] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
     publish_summaries(runs_dir, figures_dir, studies=studies)
-    write_run_info(figures_dir, len(jobs), time.time() - t0, f"make profile-{name}")
+    write_run_info(figures_dir, len(jobs), time.time() - t0, f"make profile-{name}", resumed_count(df))
     return int(bad > 0 or len(failed) > 0)
 
 # %% ../nbs/90a_jobs.ipynb #27def45e
 def profile_table(figures=None):
     """Every profile (`profiles/*.yaml`) as a DataFrame: `profile`, `runs`, `wall` (the measured wall time of its last
-    run, from `figures/profile-<name>/summaries/run_info.json`, the demo's from `figures/summaries/`; "" where it has
-    not run), `measured` (that date) and
-    `summary`."""
+    run, from `figures/profile-<name>/summaries/run_info.json`, the demo's from `figures/summaries/`, as
+    `sweep.wall_text`'s short form; "" where it has not run), `measured` (that date) and `summary`."""
     import pandas as pd
     from grok_nb.sweep import run_info
     root = Path(figures or figures_root())
     rows = []
     for name, prof in load_profiles().items():
         info = run_info(root if name == "demo" else root / f"profile-{name}")
-        wall = info.get("wall_seconds")
         rows.append(dict(profile=name, runs=len(profile_jobs(name)),
-                         wall="" if wall is None else f"{wall / 60:.0f} min", measured=info.get("date", ""),
+                         wall=wall_text(info, runs=False) if info else "", measured=info.get("date", ""),
                          summary=prof.summary))
     return pd.DataFrame(rows, columns=["profile", "runs", "wall", "measured", "summary"])
 

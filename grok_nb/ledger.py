@@ -15,7 +15,7 @@ from .stats import (gehan_test, fisher_test, binomial_test, signed_rank_test, tr
                            mde_ratio, mde_fisher, mde_binomial, mde_shift, verdict, VERDICTS, censored_lognormal)
 from .task_eval import select_runs
 from .emergence import size_key
-from .sweep import run_info, write_run_info
+from .sweep import run_info, write_run_info, wall_text
 
 # %% auto #0
 __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS',
@@ -1038,10 +1038,6 @@ def readme_table(L: pd.DataFrame, figure_keys: dict | None = None, width: int = 
     return "\n".join(out)
 
 # %% ../nbs/92_ledger.ipynb #b09edd7f
-def _hours(s) -> str:
-    s = float(s)
-    return f"{s / 3600:.1f} h" if s >= 5400 else f"{s / 60:.0f} min"
-
 def study_page(L: pd.DataFrame, study: str, title: str, figures=None) -> str:
     "A study's results page (markdown): the ledger rows in full, then each run set used, with its summary lines."
     root = Path(figures or figures_root())
@@ -1066,8 +1062,8 @@ def study_page(L: pd.DataFrame, study: str, title: str, figures=None) -> str:
     for rs in used:
         cmd, what = RUN_SETS.get(rs, ("", ""))
         info = run_set_info(rs, root)
-        wall = (f"{info['runs']} runs, {_hours(info['wall_seconds'])} on {info.get('cores', '?')} cores, measured "
-                f"{info['date']}" if info else "wall time not recorded")
+        wall = (f"{wall_text(info)} on {info.get('cores', '?')} cores, measured {info['date']}" if info
+                else "wall time not recorded")
         out += [f"### {rs}", "", f"`{cmd}` — {what}; {wall}.", ""]
         folder = root / "summaries" if rs == "demo" else root / rs / "summaries"
         for f in sorted(folder.glob("*_summary.txt")) if folder.exists() else []:

@@ -21,7 +21,8 @@ __all__ = ['NBS_DIR', 'STUDY_SPECS', 'DATA_PARAMS', 'KERNEL_START_FAILED', 'SLUR
            'check_data_files', 'resolve_params', 'runs_folder', 'neutral_params', 'identity_params', 'run_path',
            'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters', 'make_executor', 'sweep',
            'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary', 'table_values',
-           'publish_summaries', 'write_run_info', 'run_info', 'run_reports']
+           'publish_summaries', 'write_run_info', 'run_info', 'resumed_count', 'duration_text', 'wall_text',
+           'run_reports']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -552,13 +553,15 @@ def publish_summaries(runs_dir=None, figures_dir=None, studies=None) -> list[Pat
     return out
 
 # %% ../nbs/90_sweep.ipynb #e9ed6443
-def write_run_info(figures_dir, runs: int, seconds: float, command: str) -> Path:
-    "Record a run set's size and wall time in `<figures_dir>/summaries/run_info.json` (date, cores, machine)."
+def write_run_info(figures_dir, runs: int, seconds: float, command: str, resumed: int = 0) -> Path:
+    """Record a run set's size and wall time in `<figures_dir>/summaries/run_info.json` (date, cores, machine);
+    `resumed`, where > 0, is how many of the runs an earlier call had finished, so the time covers the others."""
     import platform, datetime
     p = Path(figures_dir) / "summaries" / "run_info.json"
     p.parent.mkdir(parents=True, exist_ok=True)
     info = dict(runs=int(runs), wall_seconds=round(float(seconds)), command=command,
-                date=datetime.date.today().isoformat(), cores=os.cpu_count(), machine=platform.machine())
+                date=datetime.date.today().isoformat(), cores=os.cpu_count(), machine=platform.machine(),
+                **({"resumed": int(resumed)} if resumed else {}))
     save_json(info, p)
     return p
 
@@ -566,6 +569,26 @@ def run_info(figures_dir) -> dict:
     "The `run_info.json` under `<figures_dir>/summaries/`, or {} when there is none."
     p = Path(figures_dir) / "summaries" / "run_info.json"
     return load_json(p) if p.exists() else {}
+
+# %% ../nbs/90_sweep.ipynb #3c4f6961
+def resumed_count(df: pd.DataFrame) -> int:
+    "How many rows of a `run_plan` / `sweep` table an earlier call had finished (skipped here as finished)."
+    if not len(df) or "skipped" not in df: return 0
+    return int((df["skipped"].eq(True) & df["status"].eq("finished")).sum())
+
+# %% ../nbs/90_sweep.ipynb #10f0e9a9
+def duration_text(seconds) -> str:
+    "A wall time as the results print it: minutes below 90 of them, hours (one decimal) from there."
+    s = float(seconds)
+    return f"{s / 3600:.1f} h" if s >= 5400 else f"{s / 60:.0f} min"
+
+def wall_text(info: dict, runs: bool = True) -> str:
+    """A run set's `run_info` as text: "1.7 h, 6 runs"; for a call that resumed, "45 min for 21 of 25 runs, 4 finished
+    earlier"; `runs=False` is the short form of `grok-nb profile --list`:
+    "1.7 h", and "45 min (21/25)" for the call that resumed."""
+    w, n, k = duration_text(info["wall_seconds"]), int(info["runs"]), int(info.get("resumed", 0))
+    if k: return f"{w} for {n - k} of {n} runs, {k} finished earlier" if runs else f"{w} ({n - k}/{n})"
+    return f"{w}, {n} runs" if runs else w
 
 # %% ../nbs/90_sweep.ipynb #22758bea
 def _run_report(nb: str, out: str, cwd: str, parameters: dict) -> str | None:
