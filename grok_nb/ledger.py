@@ -16,15 +16,16 @@ from .stats import (gehan_test, fisher_test, binomial_test, signed_rank_test, tr
 from .task_eval import select_runs
 from .emergence import size_key
 from .sweep import run_info, write_run_info, wall_text
+from .compartment_tables import text_steps
 
 # %% auto #0
 __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS',
            'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_CAP', 'C_POSTHOC',
-           'C_TRANS', 'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT',
-           'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table',
-           'table_path', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate',
-           'paired_shift', 'trend', 'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured',
-           'strength_pairs', 'catch_up', 'run_set_info', 'readme_table', 'study_page', 'write_ledger']
+           'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'CLAIMS_C',
+           'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths',
+           'save_table', 'table_path', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates',
+           'success_rate', 'paired_shift', 'trend', 'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of',
+           'first_measured', 'strength_pairs', 'catch_up', 'run_set_info', 'readme_table', 'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -453,13 +454,18 @@ def first_measured(*evaluates: Callable) -> Callable:
     return evaluate
 
 def strength_pairs(t: pd.DataFrame, value: float, cs: Sequence[int] | None = None, col: str = "final_gap",
-                   by: Sequence[str] = ()) -> pd.DataFrame:
+                   by: Sequence[str] = (), equal_text: bool = False) -> pd.DataFrame:
     """Rows of a threshold table (`compartment_tables.threshold_table`: one run per c > 1, strength `value`, seed)
-    joined with the same (size, steps, c, seed, `by`) run at strength 0: `<col>` and `<col>_0`."""
-    keys = ["size", "steps", "c", "seed", *by]
+    joined with the same (size, steps, c, seed, `by`) run at strength 0: `<col>` and `<col>_0`. With `equal_text`
+    (translation fractions as strengths) the run at strength 0 is the one with the same steps of plain text
+    (`compartment_tables.text_steps`): t = 0.5 for 4,800 steps pairs with t = 0 for 2,400."""
     d = t if cs is None else t[t.c.isin(list(cs))]
+    budget = "text_steps" if equal_text else "steps"
+    if equal_text: d = d.assign(text_steps=text_steps(d.steps, d.value))
+    keys = ["size", budget, "c", "seed", *by]
     a, z = d[np.isclose(d.value, value)], d[np.isclose(d.value, 0.0)]
-    return a.merge(z[keys + [col]], on=keys, suffixes=("", "_0"))
+    out = a.merge(z[keys + [col]], on=keys, suffixes=("", "_0"))
+    return out.drop(columns="text_steps") if equal_text else out
 
 # %% ../nbs/92_ledger.ipynb #59266264
 A_TABLE = ("profile-a2/grokking_runs", "profile-a/grokking_runs", "demo/grokking_runs")
@@ -729,8 +735,10 @@ C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity
 C_POSTHOC = ("profile-c-posthoc3/compartments_posthoc", "profile-c-posthoc2/compartments_posthoc",
              "profile-c-posthoc/compartments_posthoc")
 C_TRANS = ("profile-c-trans2/compartments_threshold", "profile-c-trans/compartments_threshold")
-# C6 and C7 need c = 8 and 6 at two weight decays, equal plain-text exposure, 10 units each: no profile yet (RUN_SETS)
-C_THRESH = ("profile-c-thresh/compartments_threshold",)
+# C6 and C7: c = 8 and 6 at two weight decays, equal plain-text exposure, 10 units each; ten parts (c-thresh,
+# c-thresh2 ... c-thresh10) in c-thresh's runs folder, the last part's table holds all
+C_THRESH_PARTS = ("c-thresh", *(f"c-thresh{k}" for k in range(2, 11)))
+C_THRESH = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_THRESH_PARTS))
 # c-infonce2b runs in c-infonce2's runs folder (seeds 5-9 beside 0-4), so its table holds all ten seeds
 C_INFONCE = ("profile-c-infonce2b/compartments_threshold", "profile-c-infonce2/compartments_threshold",
              "demo/compartments_threshold")
@@ -738,7 +746,18 @@ C_BIL = ("profile-c-cases/compartments_runs", "demo/compartments_runs")
 C_BIO = ("profile-c-cases/compartments_bio_qa",)
 
 C_CMD = "make profile-c-{} (else make demo)"
-C_THRESH_CMD = "no profile yet (≈ 14 h on 2 CPU cores)"
+C_THRESH_CMD = "make profile-c-thresh{,2,3,4,5,6,7,8,9,10} (bash; ten parts, ≈ 14 h on 2 CPU cores)"
+
+# %% ../nbs/92_ledger.ipynb #de04cce6
+def _seeds(a: int, b: int) -> str: return f"seed {a}" if a == b else f"seeds {a}-{b}"
+
+def _thresh_run_set(k: int) -> tuple[str, str]:
+    "The command and description of the translation-threshold run set after its first `k` parts (`C_THRESH_PARTS`)."
+    cmd = "make profile-c-thresh" + ("{" + ",".join(["", *map(str, range(2, k + 1))]) + "}" if k > 1 else "")
+    what = ("study C: the translation threshold (C6, C7) at equal plain-text exposure (t = 0.5 for 10,000 steps "
+            "against t = 0 for 5,000, weight decay 0.1 and 1.0), " + ("part 1" if k == 1 else f"parts 1-{k}")
+            + f" of 10: c = 8, 6 at {_seeds(0, min(k, 5) - 1)}" + (f", c = 6 at {_seeds(5, k - 1)}" if k > 5 else ""))
+    return cmd, what
 
 # %% ../nbs/92_ledger.ipynb #44340fd2
 def _with_c1(t: pd.DataFrame) -> pd.DataFrame:
@@ -755,11 +774,12 @@ def _trans(d: pd.DataFrame) -> pd.DataFrame:
     return d[d.param == "translation_fraction"] if "param" in d else d
 
 def _top_t(t: pd.DataFrame, cs=None, wd=None) -> pd.DataFrame:
-    "Each (c, seed, decay) run at its highest translation fraction, paired with its t = 0 run."
+    """Each (c, seed, decay) run at its highest translation fraction, paired with its t = 0 run of the same plain-text
+    exposure (the designs of C5-C7 train t = 0.5 for twice the steps of t = 0)."""
     d = _trans(t)
     if not len(d): return d
     hi = d.value.max()
-    p = strength_pairs(d, hi, cs, by=("weight_decay",) if "weight_decay" in d else ())
+    p = strength_pairs(d, hi, cs, by=("weight_decay",) if "weight_decay" in d else (), equal_text=True)
     return p if wd is None else p[np.isclose(p.weight_decay, wd)]
 
 def _log_ratio(num, den) -> np.ndarray:
@@ -978,18 +998,11 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-trans": ("make profile-c-trans", "study C: translation at equal plain-text exposure (C5), seeds 0-4"),
     "profile-c-trans2": ("make profile-c-trans profile-c-trans2",
                          "study C: translation at equal plain-text exposure (C5), seeds 0-9 (two parts)"),
-    "profile-c-thresh": (C_THRESH_CMD,
-                         "study C: the translation threshold (C6, C7) at equal plain-text exposure. A design that "
-                         "can decide them needs c = 8 (C6) and c = 6 (C7) at weight decay 0.1 and 1.0, t = 0 for "
-                         "5,000 steps against t = 0.5 for 10,000 (translation is learned only on the 5,000-step "
-                         "design at these c), with their c = 1 references, over 10 units each: about 14 h on 2 cores "
-                         "from the measured per-step costs, 8 profiles of 2 h; not registered. The earlier "
-                         "5,000-step grids (c-long-grid, c-long-grid-wd1, c-long-seed1; 1-2 seeds, unequal "
-                         "plain-text exposure) cannot decide them"),
     "profile-c-infonce2": ("make profile-c-infonce2", "study C: InfoNCE at c = 6, 8, seeds 0-4"),
     "profile-c-infonce2b": ("make profile-c-infonce2 profile-c-infonce2b",
                             "study C: InfoNCE at c = 6, 8, seeds 0-9 (c-infonce2, then seeds 5-9)"),
     "profile-c-cases": ("make profile-c-cases", "study C: bilingual and biographies/QA at equal exposure"),
+    **{f"profile-{n}": _thresh_run_set(k) for k, n in enumerate(C_THRESH_PARTS, 1)},
 }
 
 EARLIER_RUN_SETS = {  # study: [(run set, what it ran, its wall time as measured then)] — superseded designs, kept
