@@ -13,7 +13,7 @@ from .plots import save_figure, seed_curves
 from .compartment_runs import eval_curves
 from .compartments import INTERVENTIONS
 from grok_nb.compartment_tables import (run_curve, steps_vs_c, tax_table, condition_table, BIO_QA_CONDITIONS,
-    thresholds)
+    thresholds, sweep_length)
 
 # %% auto #0
 __all__ = ['ALIGN_LABELS', 'TRANS_LABELS', 'LOSS_LABELS', 'FIT_VALUES', 'POSTHOC_COLUMNS', 'POSTHOC_SUMMARY', 'THRESHOLD_COLUMNS',
@@ -459,10 +459,12 @@ def threshold_section(tt, param: str, xlabel: str, by=(), ref_fraction: float = 
     if not len(tt):
         sec.text.append(f"{param}: fewer than 2 strengths among finished runs, skipped")
         return sec
-    panels = sorted(tt.groupby(["size", "steps", *by]).groups)     # one row per model, horizon (and decay)
+    length = sweep_length(tt)                                     # steps, or steps of plain text
+    of_text = " of plain text" if length == "text_steps" else ""
+    panels = sorted(tt.groupby(["size", length, *by]).groups)     # one row per model, horizon (and decay)
     fig, axs = plt.subplots(len(panels), 3, figsize=(13, 3.1 * len(panels)), squeeze=False)
     for prow, pk in zip(axs, panels):
-        g0 = tt[(tt["size"] == pk[0]) & (tt.steps == pk[1])]
+        g0 = tt[(tt["size"] == pk[0]) & (tt[length] == pk[1])]
         if by: g0 = g0[np.isclose(g0[by[0]], pk[2])]
         colors = dict(zip(sorted(tt.c.unique()), plt.rcParams["axes.prop_cycle"].by_key()["color"]))
         for c, g in g0.groupby("c"):
@@ -473,7 +475,7 @@ def threshold_section(tt, param: str, xlabel: str, by=(), ref_fraction: float = 
         prow[1].axhline(1, color="0.5", lw=0.8, ls=":")
         if g0.align_chance.notna().any(): prow[2].axhline(float(g0.align_chance.max()), color="0.5", lw=0.8, ls=":")
         prow[2].set_ylim(-0.03, 1.03)
-        tag = f"\n{pk[0]}, {pk[1]} steps" + (f", weight decay {pk[2]:g}" if by else "")
+        tag = f"\n{pk[0]}, {pk[1]} steps{of_text}" + (f", weight decay {pk[2]:g}" if by else "")
         prow[0].set_ylabel(f"final within-compartment loss\n− c = 1 reference{tag}", fontsize=7)
         prow[1].set_ylabel(f"steps ratio to c = 1\n(target: its loss at {ref_fraction:.0%} of training)", fontsize=7)
         prow[2].set_ylabel("cross-compartment top-1 retrieval", fontsize=7)
@@ -487,16 +489,16 @@ def threshold_section(tt, param: str, xlabel: str, by=(), ref_fraction: float = 
     fig.suptitle(f"compartmentalization tax and alignment vs {param.replace('_', ' ')}", fontsize=10)
     fig.tight_layout()
     sec.fig = fig
-    rt = tt.groupby(["size", "steps", *by, "c", "value"]).align_retrieval.mean()
+    rt = tt.groupby(["size", length, *by, "c", "value"]).align_retrieval.mean()
     sec.values.update({f"retrieval.{param}." + ".".join(f"{x:g}" if isinstance(x, float) else str(x) for x in k[:-2])
                        + f".c{int(k[-2])}.at_{k[-1]:g}": float(v) for k, v in rt.items() if np.isfinite(v)})
     cols = [THRESHOLD_COLUMNS[0], *by, *THRESHOLD_COLUMNS[1:]]
     sec.text += [f"\n{param}:", tt[cols].round(3).to_string(index=False)]
     for tax in ("final_gap", "excess_ratio"):
-        th = thresholds(tt, tax, share, by=("size", "steps", *by, "c"))
+        th = thresholds(tt, tax, share, by=("size", length, *by, "c"))
         sec.text += [f"\nthreshold on {tax} (smallest strength with tax <= {share} x its value at 0):",
                      th.round(4).to_string(index=False)]
-        for keys_, g in th.groupby(["size", "steps", *by]):
+        for keys_, g in th.groupby(["size", length, *by]):
             tag = f" at weight decay {keys_[2]:g}" if by else ""
             where = f"threshold.{param}.{tax}.{keys_[0]}.{keys_[1]}" + (f".wd{keys_[2]:g}" if by else "")
             sec.values.update({f"{where}.c{int(r.c)}.{k}": v for r in g.itertuples()
@@ -504,7 +506,7 @@ def threshold_section(tt, param: str, xlabel: str, by=(), ref_fraction: float = 
                                             ("taxes", list(r.taxes)))})
             sec.values.update({f"{where}.c{int(r.c)}.tax_at_{x:g}": float(y)
                                for r in g.itertuples() for x, y in zip(r.values, r.taxes)})
-            sec.lines.append(f"{param} threshold on {tax}, {keys_[0]} ({keys_[1]} steps){tag}: " + "; ".join(
+            sec.lines.append(f"{param} threshold on {tax}, {keys_[0]} ({keys_[1]} steps{of_text}){tag}: " + "; ".join(
                 f"c={int(r.c)}: {format_threshold(r)} (tax at 0 {r.tax0:.3f}, per strength {r.taxes})"
                 for r in g.itertuples()))
     return sec

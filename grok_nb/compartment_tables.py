@@ -12,9 +12,9 @@ from .compartment_runs import eval_curves, eval_loss_at, reference_tax, plateau_
 
 # %% auto #0
 __all__ = ['TAX_MATCH', 'SAME_STRENGTH_REFERENCE', 'ALIGN_COLUMNS', 'TRANS_COLUMNS', 'POSTHOC_MATCH', 'BIO_QA_CONDITIONS',
-           'run_curve', 'steps_vs_c', 'condition_table', 'tax_table', 'text_steps', 'at_defaults', 'threshold_table',
-           'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_runs', 'capacity_table', 'fit_table',
-           'bio_qa_table']
+           'run_curve', 'steps_vs_c', 'condition_table', 'tax_table', 'text_steps', 'sweep_length', 'at_defaults',
+           'threshold_table', 'intervention_threshold', 'thresholds', 'posthoc_table', 'capacity_runs',
+           'capacity_table', 'fit_table', 'bio_qa_table']
 
 # %% ../nbs/compartments/30e_compartment_tables.ipynb #d0b7e006
 def run_curve(path, key: str = "val_loss") -> tuple[np.ndarray, np.ndarray]:
@@ -95,6 +95,12 @@ def text_steps(steps, t) -> np.ndarray:
     "Steps of plain text a run saw: its steps times the share `1 - t` of its rows that are not translation pairs."
     return np.rint(np.asarray(steps, float) * (1 - np.asarray(t, float)))
 
+def sweep_length(tt) -> str:
+    """The length a threshold table's strengths are compared at: `steps` when every (size, steps) was run at two or
+    more strengths, else `text_steps` (a translation design at equal plain text; one kind of design a table)."""
+    if not len(tt) or "text_steps" not in tt: return "steps"
+    return "steps" if (tt.groupby(["size", "steps"]).value.transform("nunique") >= 2).all() else "text_steps"
+
 # %% ../nbs/compartments/30e_compartment_tables.ipynb #d35a89bf
 # the interventions: `grok_nb.compartments.INTERVENTIONS` (study C's spec); those with a same-strength reference:
 SAME_STRENGTH_REFERENCE = tuple(k for k, i in INTERVENTIONS.items() if i.same_strength_reference)
@@ -125,9 +131,9 @@ def threshold_table(runs, param: str, defaults: dict, key: str = "val_within", b
     tt["param"] = param
     for k in ALIGN_COLUMNS: tt[f"align_{k}"] = r.get(f"r_metrics.alignment.{k}", pd.Series(np.nan, r.index)).values
     for k in TRANS_COLUMNS: tt[f"trans_{k}"] = r.get(f"r_metrics.final.{k}", pd.Series(np.nan, r.index)).values
+    if param == "translation_fraction": tt["text_steps"] = text_steps(tt.steps, tt.value).astype(int)
     swept = lambda length: tt.groupby(["size", length]).value.transform("nunique") >= 2  # noqa: E731
-    budget = text_steps(tt.steps, tt.value) if param == "translation_fraction" else tt.steps
-    tt = tt[swept("steps") | swept(budget)]      # sizes / lengths (of training, or of plain text) swept along param
+    tt = tt[swept("steps") | swept(tt.get("text_steps", "steps"))]      # lengths (of training, of text) swept
     return tt.sort_values(["size", "steps", *by, "c", "value", "seed"]).reset_index(drop=True)
 
 # %% ../nbs/compartments/30e_compartment_tables.ipynb #7fa37950

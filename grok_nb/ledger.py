@@ -25,7 +25,8 @@ __all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_H
            'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths',
            'save_table', 'table_path', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates',
            'success_rate', 'paired_shift', 'trend', 'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of',
-           'first_measured', 'strength_pairs', 'catch_up', 'run_set_info', 'readme_table', 'study_page', 'write_ledger']
+           'first_measured', 'strength_pairs', 'catch_up', 'learned_tax', 'run_set_info', 'readme_table', 'study_page',
+           'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -777,10 +778,21 @@ def _top_t(t: pd.DataFrame, cs=None, wd=None) -> pd.DataFrame:
     """Each (c, seed, decay) run at its highest translation fraction, paired with its t = 0 run of the same plain-text
     exposure (the designs of C5-C7 train t = 0.5 for twice the steps of t = 0)."""
     d = _trans(t)
-    if not len(d): return d
+    if not len(d) or not d.value.max() > 0: return d.iloc[:0]                   # no translation runs
     hi = d.value.max()
     p = strength_pairs(d, hi, cs, by=("weight_decay",) if "weight_decay" in d else (), equal_text=True)
     return p if wd is None else p[np.isclose(p.weight_decay, wd)]
+
+def learned_tax(t: pd.DataFrame) -> Outcome:
+    """C5: the tax at the highest t in the runs that learned to translate (`_learned`), signed-rank over their c = 1
+    references; "not testable" when runs at that t exist and none learned (the claim's premise fails there)."""
+    p = _top_t(t)
+    if len(p) and not _learned(p).any():
+        return Outcome(status="not testable", n=f"{len(p)} runs", budget=f"{p.steps.max():.0f} steps",
+                       detail=f"translation not learned in any of the {len(p)} runs at t = {p.value.max():g} (held-out "
+                              "second halves above half the first halves' loss)")
+    return paired_shift(lambda x: x, lambda d: d.final_gap, unit="runs", cluster=["ref_run_id"],
+                        cluster_unit="c = 1 references")(p[_learned(p)] if len(p) else p)
 
 def _log_ratio(num, den) -> np.ndarray:
     """log(num / den) of a tax that can vanish: -inf where den > 0 >= num (the tax removed or reversed, the largest
@@ -854,8 +866,7 @@ CLAIMS_C += [
           "compete (the tax remains)", "final-loss tax at the highest translation fraction, where translation is "
           "learned, at equal plain-text exposure; per (c, seed, decay), averaged over the runs that share a c = 1 "
           "reference; signed-rank over references", C_TRANS,
-          paired_shift(lambda t: (lambda p: p[_learned(p)])(_top_t(t)), lambda d: d.final_gap, unit="runs",
-                       cluster=["ref_run_id"], cluster_unit="c = 1 references"),
+          learned_tax,
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_threshold_translation_fraction.png",
           command=C_CMD.format("trans")),
     Claim("C6", "C", "breaking the plateau needs a high translation fraction and high c (e.g. c = 8): a threshold",
