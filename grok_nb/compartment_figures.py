@@ -498,9 +498,10 @@ def threshold_section(tt, param: str, xlabel: str, by=(), ref_fraction: float = 
         th = thresholds(tt, tax, share, by=("size", length, *by, "c"))
         sec.text += [f"\nthreshold on {tax} (smallest strength with tax <= {share} x its value at 0):",
                      th.round(4).to_string(index=False)]
-        for keys_, g in th.groupby(["size", length, *by]):
+        for keys_, g in (th.groupby(["size", length, *by]) if len(th) else ()):   # no strength 0 beside another
             tag = f" at weight decay {keys_[2]:g}" if by else ""
-            where = f"threshold.{param}.{tax}.{keys_[0]}.{keys_[1]}" + (f".wd{keys_[2]:g}" if by else "")
+            where = (f"threshold.{param}.{tax}.{keys_[0]}.{'text' if of_text else ''}{keys_[1]}"
+                     + (f".wd{keys_[2]:g}" if by else ""))
             sec.values.update({f"{where}.c{int(r.c)}.{k}": v for r in g.itertuples()
                                for k, v in (("threshold", format_threshold(r)), ("tax0", float(r.tax0)),
                                             ("taxes", list(r.taxes)))})

@@ -10,8 +10,8 @@ from pathlib import Path
 import yaml
 from .core import GrokError, check, runs_root, figures_root, canonical_params, PROJECT_ROOT
 from .sweep import (grid, study_notebooks, report_notebooks, study_defaults, resolve_params, run_study, sweep,
-    run_plan, run_reports, publish_summaries, write_run_info, study_rules, runs_folder, runs_status,
-    resumed_count, wall_text, DEFAULT_TIMEOUT_MIN)
+    run_plan, run_reports, publish_summaries, study_rules, runs_folder, runs_status,
+    record_run_set, wall_text, DEFAULT_TIMEOUT_MIN)
 from .status import BAD_STATUSES
 
 # %% auto #0
@@ -140,7 +140,7 @@ def demo(runs_dir=None, jobs: list | None = None, workers: int = 2, figures_dir=
         f = Path(runs_dir or runs_root()) / "_reports" / f"{study}_summary.txt"
         print(f"\n[demo] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
     published = publish_summaries(runs_dir, figures_dir)
-    write_run_info(figures_dir or figures_root(), len(jobs), time.time() - t0, "make demo", resumed_count(df))
+    record_run_set(figures_dir or figures_root(), len(jobs), time.time() - t0, "make demo", df)
     print(f"\n[demo] figures in {Path(figures_dir or figures_root())}, {len(published) // 2} summaries in "
           f"{Path(figures_dir or figures_root()) / 'summaries'} (make readme renders the README from them)")
     return int(bad > 0 or len(failed_reports) > 0)
@@ -276,7 +276,8 @@ PROFILE_RUNS = {n: p.runs for n, p in load_profiles().items() if p.runs != n}   
 def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) -> int:
     """Run profile `name` (`profiles/<name>.yaml`, read and checked before anything runs): its jobs through one pool
     into `runs/profile-<name>/` (or the folder of the profile its `runs:` names), then its reports into
-    `figures/profile-<name>/`; prints the summaries and the wall time. Returns 1 if a run or report failed."""
+    `figures/profile-<name>/`; prints the summaries and records the wall time (`record_run_set`: not when every run
+    had finished before the call). Returns 1 if a run or report failed."""
     prof = load_profile(name)
     jobs, studies = profile_jobs(name, check_params=True), prof.reports
     runs_dir = Path(runs_dir or runs_root() / f"profile-{prof.runs}")
@@ -297,7 +298,7 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
         f = runs_dir / "_reports" / f"{study}_summary.txt"
         print(f"\n[profile {name}] {study}:\n" + (f.read_text().rstrip() if f.exists() else "    (no summary)"))
     publish_summaries(runs_dir, figures_dir, studies=studies)
-    write_run_info(figures_dir, len(jobs), time.time() - t0, f"make profile-{name}", resumed_count(df))
+    record_run_set(figures_dir, len(jobs), time.time() - t0, f"make profile-{name}", df)
     return int(bad > 0 or len(failed) > 0)
 
 # %% ../nbs/90a_jobs.ipynb #27def45e

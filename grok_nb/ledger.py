@@ -775,8 +775,8 @@ def _trans(d: pd.DataFrame) -> pd.DataFrame:
     return d[d.param == "translation_fraction"] if "param" in d else d
 
 def _top_t(t: pd.DataFrame, cs=None, wd=None) -> pd.DataFrame:
-    """Each (c, seed, decay) run at its highest translation fraction, paired with its t = 0 run of the same plain-text
-    exposure (the designs of C5-C7 train t = 0.5 for twice the steps of t = 0)."""
+    """Each (c, seed, decay) run at the table's highest translation fraction, paired with its t = 0 run of the same
+    plain-text exposure (the designs of C5-C7 train t = 0.5 for twice the steps of t = 0)."""
     d = _trans(t)
     if not len(d) or not d.value.max() > 0: return d.iloc[:0]                   # no translation runs
     hi = d.value.max()
@@ -787,12 +787,16 @@ def learned_tax(t: pd.DataFrame) -> Outcome:
     """C5: the tax at the highest t in the runs that learned to translate (`_learned`), signed-rank over their c = 1
     references; "not testable" when runs at that t exist and none learned (the claim's premise fails there)."""
     p = _top_t(t)
-    if len(p) and not _learned(p).any():
-        return Outcome(status="not testable", n=f"{len(p)} runs", budget=f"{p.steps.max():.0f} steps",
-                       detail=f"translation not learned in any of the {len(p)} runs at t = {p.value.max():g} (held-out "
-                              "second halves above half the first halves' loss)")
+    if len(p):
+        p = p[p.trans_val_trans_b_within.notna() & p.trans_val_trans_a_within.notna()]   # translation losses recorded
+        if not len(p): return Outcome(status="not measured", n="0 runs with held-out translation losses")
+        if not _learned(p).any():
+            return Outcome(status="not testable", n=f"{len(p)} runs", budget=f"{p.steps.max():.0f} steps",
+                           detail=f"translation not learned in any of the {len(p)} runs at t = {p.value.max():g} "
+                                  "(held-out second halves above half the first halves' loss)")
+        p = p[_learned(p)]
     return paired_shift(lambda x: x, lambda d: d.final_gap, unit="runs", cluster=["ref_run_id"],
-                        cluster_unit="c = 1 references")(p[_learned(p)] if len(p) else p)
+                        cluster_unit="c = 1 references")(p)
 
 def _log_ratio(num, den) -> np.ndarray:
     """log(num / den) of a tax that can vanish: -inf where den > 0 >= num (the tax removed or reversed, the largest
@@ -857,7 +861,7 @@ CLAIMS_C = [
                                   cluster=["size", "seed", "steps", "pretrain_steps"],
                                   cluster_unit="c = 1 continuations"),
           of_interest=0.05, of_interest_text="the margin itself (no overhead)", figure="compartments_posthoc.png",
-          command=C_CMD.format("posthoc")),
+          command="make profile-c-posthoc profile-c-posthoc2 profile-c-posthoc3"),
 ]
 
 # %% ../nbs/92_ledger.ipynb #d816327f
@@ -868,7 +872,7 @@ CLAIMS_C += [
           "reference; signed-rank over references", C_TRANS,
           learned_tax,
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_threshold_translation_fraction.png",
-          command=C_CMD.format("trans")),
+          command="make profile-c-trans profile-c-trans2"),
     Claim("C6", "C", "breaking the plateau needs a high translation fraction and high c (e.g. c = 8): a threshold",
           "log of the tax at the highest t over the tax at t = 0, minus log ½, at c = 8 (below 0: the tax halved), "
           "per (seed, decay), a tax removed or reversed at -inf; signed-rank", C_THRESH,
@@ -916,18 +920,18 @@ CLAIMS_C += [
           "biography tokens (equal exposure), per seed; signed-rank", C_BIO,
           paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|bio"] - d["bio alone equal|bio"], unit="seeds"),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
-          command=C_CMD.format("cases")),
+          command="make profile-c-cases"),
     Claim("C10b", "C", "... and worse on QA than QA alone", "final QA loss of the joint (shared) run minus QA alone "
           "trained on the joint run's QA tokens (equal exposure), per seed; signed-rank", C_BIO,
           paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|qa"] - d["QA alone equal|qa"], unit="seeds"),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
-          command=C_CMD.format("cases")),
+          command="make profile-c-cases"),
     Claim("C11", "C", "compartmentalizing the two formats greatly improves the biography format",
           "final biography loss, joint shared minus joint compartmentalized (c = 2), per seed; signed-rank", C_BIO,
           paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|bio"] - d["joint, compartments (c=2)|bio"],
                        unit="seeds"),
           of_interest=0.1, of_interest_text="0.1 nats", figure="compartments_bio_qa.png",
-          command=C_CMD.format("cases")),
+          command="make profile-c-cases"),
     Claim("C12", "C", "the unified solution exists and is reachable (C3, C4), but SGD from random init does not find "
           "it", "the C3 and C4 rows", C_INIT, None, kind="derived", derive=_c12),
 ]
@@ -1086,7 +1090,7 @@ def study_page(L: pd.DataFrame, study: str, title: str, figures=None) -> str:
     for rs in used:
         cmd, what = RUN_SETS.get(rs, ("", ""))
         info = run_set_info(rs, root)
-        wall = (f"{wall_text(info)} on {info.get('cores', '?')} cores, measured {info['date']}" if info
+        wall = (f"on {info.get('cores', '?')} cores, {wall_text(info)}, measured {info['date']}" if info
                 else "wall time not recorded")
         out += [f"### {rs}", "", f"`{cmd}` — {what}; {wall}.", ""]
         folder = root / "summaries" if rs == "demo" else root / rs / "summaries"

@@ -22,7 +22,7 @@ __all__ = ['NBS_DIR', 'STUDY_SPECS', 'DATA_PARAMS', 'KERNEL_START_FAILED', 'SLUR
            'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters', 'make_executor', 'sweep',
            'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary', 'table_values',
            'publish_summaries', 'write_run_info', 'run_info', 'resumed_count', 'duration_text', 'wall_text',
-           'run_reports']
+           'record_run_set', 'run_reports']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -589,6 +589,14 @@ def wall_text(info: dict, runs: bool = True) -> str:
     w, n, k = duration_text(info["wall_seconds"]), int(info["runs"]), int(info.get("resumed", 0))
     if k: return f"{w} for {n - k} of {n} runs, {k} finished earlier" if runs else f"{w} ({n - k}/{n})"
     return f"{w}, {n} runs" if runs else w
+
+# %% ../nbs/90_sweep.ipynb #d8ff920f
+def record_run_set(figures_dir, runs: int, seconds: float, command: str, df: pd.DataFrame) -> Path | None:
+    """`write_run_info` for a call whose `run_plan` table is `df` (its `resumed_count` recorded), unless every run had
+    finished before the call: the time measured by the call that ran them stays, and None is returned."""
+    k = resumed_count(df)
+    if len(df) and k == len(df): return None
+    return write_run_info(figures_dir, runs, seconds, command, k)
 
 # %% ../nbs/90_sweep.ipynb #22758bea
 def _run_report(nb: str, out: str, cwd: str, parameters: dict) -> str | None:
