@@ -329,7 +329,9 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
             v = verdict(pa, bool(o.in_direction), mde, interest)
             if o.mde is None and pa >= 0.05: v = "underpowered"          # no detectable effect known: no claim of power
             power = ("—" if pa < 0.05 else
-                     (f"detects ≥ {_fmt_eff(mde)} (of interest: {c.of_interest_text or _fmt_eff(interest)})"
+                     ((f"detects ≥ {_fmt_eff(mde)}" if math.isfinite(mde) else
+                       "no outcome at this n reaches the corrected level")
+                      + f" (of interest: {c.of_interest_text or _fmt_eff(interest)})"
                       if mde is not None
                       else o.detail))
             rows[c.id].update(n=o.n, budget=o.budget, effect=o.effect, p=o.p, p_adjusted=float(pa), family=m,
