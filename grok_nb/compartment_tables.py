@@ -133,7 +133,7 @@ def threshold_table(runs, param: str, defaults: dict, key: str = "val_within", b
     for k in TRANS_COLUMNS: tt[f"trans_{k}"] = r.get(f"r_metrics.final.{k}", pd.Series(np.nan, r.index)).values
     if param == "translation_fraction": tt["text_steps"] = text_steps(tt.steps, tt.value).astype(int)
     swept = lambda length: tt.groupby(["size", length]).value.transform("nunique") >= 2  # noqa: E731
-    tt = tt[swept("steps") | swept(tt.get("text_steps", "steps"))]      # lengths (of training, of text) swept
+    tt = tt[swept("steps") | (swept("text_steps") if "text_steps" in tt else False)]   # of training, or of text
     return tt.sort_values(["size", "steps", *by, "c", "value", "seed"]).reset_index(drop=True)
 
 # %% ../nbs/compartments/30e_compartment_tables.ipynb #7fa37950

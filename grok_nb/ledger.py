@@ -749,7 +749,6 @@ C_BIL = ("profile-c-cases/compartments_runs", "demo/compartments_runs")
 C_BIO = ("profile-c-cases/compartments_bio_qa",)
 
 C_CMD = "make profile-c-{} (else make demo)"
-C_THRESH_CMD = "make profile-c-thresh{,2,3,4,5,6,7,8,9,10} (bash; ten parts, ≈ 14 h on 2 CPU cores)"
 
 # %% ../nbs/92_ledger.ipynb #de04cce6
 def _seeds(a: int, b: int) -> str: return f"seed {a}" if a == b else f"seeds {a}-{b}"
@@ -761,6 +760,8 @@ def _thresh_run_set(k: int) -> tuple[str, str]:
             "against t = 0 for 5,000, weight decay 0.1 and 1.0), " + ("part 1" if k == 1 else f"parts 1-{k}")
             + f" of 10: c = 8, 6 at {_seeds(0, min(k, 5) - 1)}" + (f", c = 6 at {_seeds(5, k - 1)}" if k > 5 else ""))
     return cmd, what
+
+C_THRESH_CMD = _thresh_run_set(len(C_THRESH_PARTS))[0] + " (bash; ten parts, ≈ 14 h on 2 CPU cores)"
 
 # %% ../nbs/92_ledger.ipynb #44340fd2
 def _with_c1(t: pd.DataFrame) -> pd.DataFrame:
