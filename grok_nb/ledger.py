@@ -19,14 +19,14 @@ from .sweep import run_info, write_run_info, wall_text
 from .compartment_tables import text_steps
 
 # %% auto #0
-__all__ = ['LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS',
-           'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_CAP', 'C_POSTHOC',
-           'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'CLAIMS_C',
-           'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths',
-           'save_table', 'table_path', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates',
-           'success_rate', 'paired_shift', 'trend', 'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of',
-           'first_measured', 'strength_pairs', 'catch_up', 'learned_tax', 'run_set_info', 'readme_table', 'study_page',
-           'write_ledger']
+__all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE',
+           'B_PATCH', 'B_LAGS', 'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT',
+           'C_CAP', 'C_POSTHOC', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD',
+           'C_THRESH_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES',
+           'scalar_columns', 'relative_paths', 'save_table', 'table_path', 'table_parts', 'load_table', 'Outcome',
+           'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'evaluate_ledger',
+           'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up',
+           'learned_tax', 'run_set_info', 'readme_table', 'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -60,10 +60,27 @@ def table_path(source: str, figures=None) -> Path:
     root = Path(figures or figures_root())
     return (root / "summaries" if run_set == "demo" else root / run_set / "summaries") / f"{name}.csv"
 
+# %% ../nbs/92_ledger.ipynb #5fefaf60
+RUN_PARTS = (("c-infonce2", "c-infonce2b"), ("c-posthoc", "c-posthoc2", "c-posthoc3"), ("c-trans", "c-trans2"),
+             ("c-thresh", *(f"c-thresh{k}" for k in range(2, 11))))
+
+def table_parts(run_set: str) -> list[str]:
+    "The run sets whose tables make up `run_set`'s: the parts up to it, first part first (`RUN_PARTS`); else itself."
+    for parts in RUN_PARTS:
+        names = [f"profile-{n}" for n in parts]
+        if run_set in names: return names[: names.index(run_set) + 1]
+    return [run_set]
+
+# %% ../nbs/92_ledger.ipynb #9031f4a3
 def load_table(source: str, figures=None) -> pd.DataFrame | None:
-    "The run table `source` names, or None when that run set has not been run (no file)."
-    p = table_path(source, figures)
-    return pd.read_csv(p) if p.exists() else None
+    """The run table `source` names, or None when that run set has not been run (no file). A later part of a profile
+    in parts (`table_parts`) reads the union of its parts' tables, one row per `run_id`, the later part's first."""
+    if not table_path(source, figures).exists(): return None
+    run_set, name = source.split("/")
+    ts = [pd.read_csv(p) for p in (table_path(f"{rs}/{name}", figures) for rs in table_parts(run_set)) if p.exists()]
+    t = pd.concat(ts, ignore_index=True) if len(ts) > 1 else ts[0]
+    if len(ts) > 1 and "run_id" in t: t = t.drop_duplicates("run_id", keep="last").reset_index(drop=True)
+    return t
 
 # %% ../nbs/92_ledger.ipynb #dbe05d57
 @dataclasses.dataclass
@@ -734,15 +751,15 @@ CLAIMS_B += [
 C_TAX = ("profile-c-tiers/compartments_tax", "demo/compartments_tax")
 C_INIT = ("profile-c-init/compartments_tax", "demo/compartments_tax")
 C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity")
-# later parts (c-posthoc2, c-posthoc3; c-trans2) run in their first part's runs folder: the last part's table holds all
+# profiles in parts (RUN_PARTS): a later part's table is the union of the parts' tables up to it (load_table)
 C_POSTHOC = ("profile-c-posthoc3/compartments_posthoc", "profile-c-posthoc2/compartments_posthoc",
              "profile-c-posthoc/compartments_posthoc")
 C_TRANS = ("profile-c-trans2/compartments_threshold", "profile-c-trans/compartments_threshold")
 # C6 and C7: c = 8 and 6 at two weight decays, equal plain-text exposure, 10 units each; ten parts (c-thresh,
-# c-thresh2 ... c-thresh10) in c-thresh's runs folder, the last part's table holds all
-C_THRESH_PARTS = ("c-thresh", *(f"c-thresh{k}" for k in range(2, 11)))
+# c-thresh2 ... c-thresh10) in c-thresh's runs folder
+C_THRESH_PARTS = RUN_PARTS[-1]
 C_THRESH = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_THRESH_PARTS))
-# c-infonce2b runs in c-infonce2's runs folder (seeds 5-9 beside 0-4), so its table holds all ten seeds
+# c-infonce2b runs seeds 5-9 in c-infonce2's runs folder; its table joins c-infonce2's (seeds 0-4)
 C_INFONCE = ("profile-c-infonce2b/compartments_threshold", "profile-c-infonce2/compartments_threshold",
              "demo/compartments_threshold")
 C_BIL = ("profile-c-cases/compartments_runs", "demo/compartments_runs")
@@ -1088,7 +1105,10 @@ def study_page(L: pd.DataFrame, study: str, title: str, figures=None) -> str:
                 f"- **power**: {r['power']}", f"- **verdict**: **{r['verdict']}**"]
         if r["detail"]: out.append(f"- **also**: {r['detail']}")
         out += [f"- **figure**: {fig}", ""]
-    used = dict.fromkeys(s.split("/")[0] for s in d.source)
+    used = {}
+    for s in d.source:                                      # a later part: the parts before it that ran, then itself
+        *before, rs = table_parts(s.split("/")[0])
+        used.update(dict.fromkeys([*(b for b in before if run_set_info(b, root)), rs]))
     out += ["## Run sets", ""]
     for rs in used:
         cmd, what = RUN_SETS.get(rs, ("", ""))
