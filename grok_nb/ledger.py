@@ -920,7 +920,7 @@ CLAIMS_C += [
                        lambda d: _log_ratio(d.final_gap, d.final_gap_0), positive=False, unit="(c, seed) runs",
                        fmt="+.2f", cluster=["ref_run_id"], cluster_unit="c = 1 references"),
           of_interest=math.log(2), of_interest_text="half the tax recovered",
-          figure="compartments_threshold_infonce_weight.png", command=C_CMD.format("infonce2")),
+          figure="compartments_threshold_infonce_weight.png", command="make profile-c-infonce2 profile-c-infonce2b"),
 ]
 
 # %% ../nbs/92_ledger.ipynb #903775d6
