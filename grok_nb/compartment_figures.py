@@ -19,9 +19,9 @@ from grok_nb.compartment_tables import (run_curve, steps_vs_c, tax_table, condit
 __all__ = ['ALIGN_LABELS', 'TRANS_LABELS', 'LOSS_LABELS', 'FIT_VALUES', 'POSTHOC_COLUMNS', 'POSTHOC_SUMMARY', 'THRESHOLD_COLUMNS',
            'BIO_QA_KEYS', 'BIO_QA_TAGS', 'loss_figure', 'steps_to_target_figure', 'compartment_alignment_figure',
            'translation_figure', 'compartment_run_figures', 'Section', 'emit', 'fill_defaults', 'loss_curves_section',
-           'steps_section', 'capacity_section', 'fit_section', 'init_tables', 'init_section', 'posthoc_section',
-           'translation_section', 'spread_line', 'format_threshold', 'threshold_section', 'bilingual_section',
-           'bio_qa_section']
+           'vs_c1', 'steps_section', 'capacity_section', 'fit_section', 'init_tables', 'init_section',
+           'posthoc_section', 'translation_section', 'spread_line', 'format_threshold', 'threshold_section',
+           'bilingual_section', 'bio_qa_section']
 
 # %% ../nbs/compartments/30f_compartment_figures.ipynb #944c0c83
 def loss_figure(history: list[dict], sets, title: str, pre_history: list[dict] | None = None, n_pre: int = 0):
@@ -179,6 +179,11 @@ def loss_curves_section(groups) -> Section:
     sec.fig = fig
     return sec
 
+# %% ../nbs/compartments/30f_compartment_figures.ipynb #3bef318c
+def vs_c1(d, what: str = "gap", fmt: str = "+.3f", unit: str = "") -> str:
+    "`what` and `d` formatted with `fmt` (and `unit`), or 'no c = 1 run' where `d` is missing or not finite."
+    return f"{what} {d:{fmt}}{unit}" if d is not None and np.isfinite(d) else "no c = 1 run"
+
 # %% ../nbs/compartments/30f_compartment_figures.ipynb #c539d781
 def steps_section(rand, groups, keys: dict = LOSS_LABELS) -> Section:
     "Steps to target against c with the fitted lines, per group and loss (see above)."
@@ -214,7 +219,7 @@ def steps_section(rand, groups, keys: dict = LOSS_LABELS) -> Section:
                 sec.lines.append(f"{size} ({steps} steps), {keys[key]}, steps to {fr['target']:g}: "
                                  + ", ".join(f"c={c}: {v}" for c, v in per_c.items())
                                  + f"; {fr['slope_steps_per_c']:.0f} steps per compartment (R² {fr['r2']:.2f}), "
-                                 f"c_max/c1 {fr['ratio_cmax_c1']:.1f}x")
+                                 + vs_c1(fr["ratio_cmax_c1"], "c_max/c1", ".1f", "x"))
                 tag = f"steps.{size}.{steps}.{key}.to_{fr['target']:g}"
                 sec.values.update({f"{tag}.c{c}": v for c, v in per_c.items()})
                 sec.values.update({f"{tag}.{k}": float(fr[k]) for k in ("slope_steps_per_c", "r2", "ratio_cmax_c1")})
@@ -237,10 +242,11 @@ def capacity_section(cap) -> Section:
     sec.fig = fig
     sec.text.append(cap.round(3).to_string(index=False))
     for (size, steps), g in cap.groupby(["size", "steps"]):
-        conv = "all converged" if g.group_converged.all() else \
-            f"not converged at c = {', '.join(str(c) for c in g.c[~g.converged])}"
+        conv = "all converged" if g.group_converged.all() else "not converged at c = " + ", ".join(
+            f"{int(r.c)}" + (f" ({int(r.n_converged)} of {int(r.seeds)} seeds converged)" if "n_converged" in g else "")
+            for r in g[~g.converged].itertuples())
         sec.lines.append(f"{size} ({steps} steps), final within-compartment loss by c: "
-                         + "; ".join(f"c={int(c)}: {f:.3f} (gap {d:+.3f}, change over last 20% {ch:.3f})"
+                         + "; ".join(f"c={int(c)}: {f:.3f} ({vs_c1(d)}, change over last 20% {ch:.3f})"
                                      for c, f, d, ch in zip(g.c, g.final, g.gap_to_c1, g.change)) + f" — {conv}")
         sec.values.update({f"final.{size}.{steps}.c{int(c)}.{k}": float(v) for c, f, d, ch in
                            zip(g.c, g.final, g.gap_to_c1, g.change)
@@ -277,8 +283,9 @@ def fit_section(fitt, min_epochs: float = 2) -> Section:
         sec.lines.append(
             f"{size} ({steps} steps, {g.epochs.mean():.1f} passes), final within-compartment loss held out / "
             "on training rows by c: " + "; ".join(
-                f"c={int(r.c)}: {r.final_val:.3f} / {r.final_train:.3f} (gap to c=1 {r.gap_to_c1_val:+.3f} / "
-                f"{r.gap_to_c1_train:+.3f})" for r in g.itertuples())
+                f"c={int(r.c)}: {r.final_val:.3f} / {r.final_train:.3f} ("
+                + (f"gap to c=1 {r.gap_to_c1_val:+.3f} / {r.gap_to_c1_train:+.3f})" if np.isfinite(r.gap_to_c1_val)
+                   else "no c = 1 run)") for r in g.itertuples())
             + f"; converged: {'all' if (g.converged_val & g.converged_train).all() else 'not all'}, "
             f"{g.seeds.min()} seed(s)")
         sec.values.update({f"fit.{size}.{steps}.c{int(r.c)}.{k}": float(getattr(r, k)) for r in g.itertuples()

@@ -204,6 +204,7 @@ def capacity_table(runs, key: str = "val_within", fraction: float = 0.2, tol: fl
     if not len(t): return pd.DataFrame()
     g = t.groupby(["size", "steps", "c"]).agg(final=("final", "mean"), spread=("final", np.ptp),
                                                 change=("change", "mean"), converged=("converged", "all"),
+                                                n_converged=("converged", "sum"),
                                                 seeds=("seed", "nunique")).reset_index()
     c1 = g[g.c == 1].set_index(["size", "steps"]).final
     g["gap_to_c1"] = [f - c1.get((s, n), np.nan) for s, n, f in zip(g["size"], g.steps, g.final)]
