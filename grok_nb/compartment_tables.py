@@ -4,6 +4,7 @@
 
 # %% ../nbs/compartments/30e_compartment_tables.ipynb #683ad70b
 from __future__ import annotations
+from pathlib import Path
 import numpy as np
 import pandas as pd
 from .core import RunDir, check
@@ -169,6 +170,11 @@ def thresholds(tt, tax: str = "final_gap", share: float = 0.5, by=("c",)) -> pd.
 # %% ../nbs/compartments/30e_compartment_tables.ipynb #cdfe0463
 POSTHOC_MATCH = ("size", "seed", "steps", "lr", "n_docs", "base_vocab", "batch_size", "seq_len", "corpus")
 
+def _has_metrics(run) -> bool:
+    "Whether a runs-table row points at a run folder with its metrics (a table without paths has no curves)."
+    path = None if run is None else run.get("path")
+    return isinstance(path, str) and (Path(path) / "metrics.jsonl").exists()
+
 def posthoc_table(runs, key: str = "val_within") -> pd.DataFrame:
     "Post-hoc runs beside the c = 1 continuation and the random-init c run (see above)."
     if not len(runs) or "p_init" not in runs: return pd.DataFrame()
@@ -185,6 +191,9 @@ def posthoc_table(runs, key: str = "val_within") -> pd.DataFrame:
         for k in ("val_loss", "val_within"):
             for s in ("pre_final", "after_expansion", "spike", "peak_step", "recovery_step"):
                 row[f"{s}_{k}"] = r.get(f"r_posthoc.{k}.{s}", np.nan)
+        for pre, run in (("", r), ("c1_", ctrl[0] if ctrl else None)):   # still learning at the end? (C4 asks not)
+            pc = plateau_change(RunDir(run.path).metrics(), key) if _has_metrics(run) else {}
+            row[f"{pre}change"], row[f"{pre}converged"] = pc.get("change", np.nan), pc.get("converged", np.nan)
         rows.append(row)
     t = pd.DataFrame(rows)
     if len(t): t = t.assign(gap_to_c1=t.final - t.c1_final, gain_over_random=t.random_final - t.final)

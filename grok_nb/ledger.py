@@ -22,11 +22,12 @@ from .compartment_tables import text_steps
 __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE',
            'B_PATCH', 'B_LAGS', 'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT',
            'C_CAP', 'C_POSTHOC', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD',
-           'C_THRESH_CMD', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES',
-           'scalar_columns', 'relative_paths', 'save_table', 'table_path', 'table_parts', 'load_table', 'Outcome',
-           'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'evaluate_ledger',
-           'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up',
-           'learned_tax', 'run_set_info', 'readme_table', 'study_page', 'write_ledger']
+           'C_THRESH_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS',
+           'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path', 'table_parts', 'load_table',
+           'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting',
+           'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
+           'catch_up', 'learned_tax', 'posthoc_convergence', 'run_set_info', 'readme_table', 'study_page',
+           'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -296,6 +297,15 @@ def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, 
                        mde=None, detail=f"smallest p this design can give (perfect order): {perfect:.2g}",
                        short=f"{slope:+.3g} per {group.removeprefix('p_')}, n={len(d)}")
     return evaluate
+
+# %% ../nbs/92_ledger.ipynb #bdead92a
+def noting(evaluate: Callable, note: Callable[[pd.DataFrame], str]) -> Callable:
+    "`evaluate` with `note(t)` appended to its outcome's detail (see above)."
+    def ev(t):
+        o, s = evaluate(t), note(t)
+        if s: o.detail = f"{o.detail}; {s}" if o.detail else s
+        return o
+    return ev
 
 # %% ../nbs/92_ledger.ipynb #29614b39
 LEDGER_COLUMNS = ["id", "study", "short", "paper", "paper_result", "measure", "source", "n", "budget", "effect", "here",
@@ -850,6 +860,23 @@ def _c12(rows: dict) -> Outcome:
                    "contradicted" if "contradicted" in v.values() else "underpowered",
                    effect="; ".join(f"{k} {x}" for k, x in v.items()), short="from C3, C4")
 
+# %% ../nbs/92_ledger.ipynb #f9293b79
+POSTHOC_CONTINUATION = ["size", "seed", "steps", "pretrain_steps"]
+
+def posthoc_convergence(t: pd.DataFrame) -> str:
+    "How many post-hoc runs and c = 1 continuations of a `posthoc_table` ended converged (see above)."
+    if not len(t): return ""
+    flag = lambda s: s.map({True: True, False: False, "True": True, "False": False})
+    ph = flag(t["converged"]) if "converged" in t else pd.Series(np.nan, index=t.index, dtype=object)
+    c1 = (flag(t.drop_duplicates(POSTHOC_CONTINUATION)["c1_converged"]) if "c1_converged" in t
+          else pd.Series([], dtype=object))
+    out = (f"ended converged (change over the last 20% < 0.02): {int((ph == True).sum())} of {int(ph.notna().sum())} "
+           f"post-hoc runs, {int((c1 == True).sum())} of {int(c1.notna().sum())} c = 1 continuations")
+    missing = int(ph.isna().sum())
+    if missing == len(t):
+        return f"convergence not recorded for its {missing} post-hoc runs (a table written before it was)"
+    return out + (f"; {missing} post-hoc runs from a table that did not record it" if missing else "")
+
 # %% ../nbs/92_ledger.ipynb #23693034
 CLAIMS_C = [
     Claim("C1", "C", "the steps to reach a given validation loss grow linearly in the number of compartments c",
@@ -877,9 +904,9 @@ CLAIMS_C = [
           "non-inferiority: final within-compartment loss after post-hoc duplication minus the c = 1 continuation, "
           "minus a margin of 0.05 nats (below 0: no overhead beyond the margin, as the claim says), per (c, seed), "
           "averaged over the runs that share a c = 1 continuation; signed-rank over continuations",
-          C_POSTHOC, paired_shift(lambda t: t, lambda d: d.gap_to_c1 - 0.05, positive=False, unit="(c, seed) runs",
-                                  cluster=["size", "seed", "steps", "pretrain_steps"],
-                                  cluster_unit="c = 1 continuations"),
+          C_POSTHOC, noting(paired_shift(lambda t: t, lambda d: d.gap_to_c1 - 0.05, positive=False,
+                                         unit="(c, seed) runs", cluster=POSTHOC_CONTINUATION,
+                                         cluster_unit="c = 1 continuations"), posthoc_convergence),
           of_interest=0.05, of_interest_text="the margin itself (no overhead)", figure="compartments_posthoc.png",
           command="make profile-c-posthoc profile-c-posthoc2 profile-c-posthoc3"),
 ]
