@@ -18,9 +18,11 @@ steps, scored on the minimal pairs of five phenomena. The corpus is the embedded
    stream), `compile=True`, bf16 on CUDA.
 
 It prints the wall time of each phase, the training throughput (tokens/s over the whole loop and in the steady state
-after step 100) and its MFU against the GPU's dense bf16 peak (`bench/gpu_check.py`'s FLOP count and table), and study
-A's headline. Measured on one H200 (bench/results/2026-12-04-h200/): 480 s in all, of which training 204 s at
-1.5M tokens/s, MFU 12.7%.
+after step 100) and its MFU against the GPU's dense bf16 peak (`bench/gpu_check.py`'s FLOP count and table), and
+study A's headline. `--design a2` runs profile a2's grammar (varied word order, harder forms) instead, with
+checkpoints every 10 steps to step 300 and every 50 after (the default's checkpoints, 100 steps apart, cannot show a
+shorter delay). Measured on one H200 (bench/results/2026-12-04-h200/): 480 s in all, of which training 204 s at 1.5M
+tokens/s, MFU 12.7%.
 """
 from __future__ import annotations
 import argparse, json, os, sys, tempfile, time
@@ -34,14 +36,29 @@ DRY = dict(preset="llama-tiny", steps=20, batch_size=8, seq_len=32, checkpoint_e
            n_per_phenomenon=20, n_null=50, n_boot=10, analysis_pairs=8, analysis_every=1, head_window=10)
 
 
+# `--design a2`: profile a2's grammar (read from profiles/a2.yaml: the varied word order and the harder forms on which
+# the CPU-scale delays were measured) and, at paper scale, checkpoints every 10 steps (1.3M tokens) to step 300 and
+# every 50 after, so that a delay shorter than the default's 100-step spacing can show
+A2_SCHEDULE = dict(checkpoint_every=10, dense_until=300, late_every=50)
+
+
+def grammar_of(name: str) -> dict:
+    "The grammar switches of a design: {} for study A's defaults, profile a2's `order_share` and `hard_forms` for a2."
+    if name == "default": return {}
+    import yaml
+    base = yaml.safe_load((HERE.parent / "profiles" / "a2.yaml").read_text())["groups"][0]["base"]
+    return dict(order_share=float(base["order_share"]), hard_forms=bool(base["hard_forms"]))
+
+
 def design(a) -> dict:
-    "Study A's design: its phenomena and the grammar of `jobs.GROKKING_DESIGN` (the study's other defaults)."
+    """Study A's design: its phenomena and the grammar of `jobs.GROKKING_DESIGN` (the study's other defaults), with
+    `--design`'s grammar switches."""
     from grok_nb.jobs import GROKKING_DESIGN
     from grok_nb.sweep import study_defaults
     s = study_defaults("grokking")
-    return dict(seed=a.seed, n_nouns=GROKKING_DESIGN["n_nouns"], zipf=GROKKING_DESIGN["zipf"],
-                raising_share=s["raising_share"], order_share=s["order_share"], phenomena=s["phenomena"],
-                n_per_phenomenon=a.run["n_per_phenomenon"])
+    return {**dict(seed=a.seed, n_nouns=GROKKING_DESIGN["n_nouns"], zipf=GROKKING_DESIGN["zipf"],
+                   raising_share=s["raising_share"], order_share=s["order_share"], hard_forms=s["hard_forms"],
+                   phenomena=s["phenomena"], n_per_phenomenon=a.run["n_per_phenomenon"]), **grammar_of(a.design)}
 
 
 def background(args) -> int:
@@ -50,8 +67,10 @@ def background(args) -> int:
     d, part, n, path = args
     from grok_nb.grammar import Grammar, Banned, generate_docs, rng_for, detokenize
     from grok_nb.blimp import design_pairs
-    g = Grammar(d["n_nouns"], d["zipf"], d["raising_share"], d["order_share"])
-    withheld = design_pairs(g, d["seed"], d["n_per_phenomenon"], d["phenomena"], "uniform", "phrase")
+    from grok_nb.embedded import HARD_FORMS
+    g = Grammar(d["n_nouns"], d["zipf"], d["raising_share"], d["order_share"], d["hard_forms"])
+    withheld = design_pairs(g, d["seed"], d["n_per_phenomenon"], d["phenomena"], "uniform", "phrase",
+                            HARD_FORMS if d["hard_forms"] else {})
     docs, *_ = generate_docs(g, n, rng_for(d["seed"], f"paper-scale-background-{part}"),
                              Banned(ng for *_, w in withheld for ng in w))
     with open(path, "w") as f:
@@ -71,7 +90,7 @@ def make_corpus(a, work: Path) -> tuple[Path, Path, list[str]]:
     ed = make_embedded_default(seed=d["seed"], n_docs=a.window_docs, window_docs=a.window_docs,
                                n_per_phenomenon=d["n_per_phenomenon"], zipf=d["zipf"], n_nouns=d["n_nouns"],
                                phenomena=d["phenomena"], raising_share=d["raising_share"], n_exposures=8,
-                               order_share=d["order_share"], control_exposures=True)
+                               order_share=d["order_share"], hard_forms=d["hard_forms"], control_exposures=True)
     rest = max(0, n_docs - a.window_docs)
     corpus = work / "corpus"
     corpus.mkdir()
@@ -106,8 +125,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workdir", default=None, help="where the corpus, store and run go (default: a temporary folder)")
     ap.add_argument("--no-compile", action="store_true", help="train without torch.compile")
+    ap.add_argument("--design", choices=("default", "a2"), default="default",
+                    help="study A's default grammar, or profile a2's (varied order, harder forms) with checkpoints "
+                    "every 10 steps to 300 (see A2_SCHEDULE)")
     a = ap.parse_args(argv)
-    a.run = DRY if a.dry_run else PAPER
+    a.run = DRY if a.dry_run else {**PAPER, **(A2_SCHEDULE if a.design == "a2" else {})}
     a.procs = a.procs or (2 if a.dry_run else os.cpu_count() or 1)
     a.window_docs = a.window_docs or (300 if a.dry_run else 20_000)
     work = Path(a.workdir or tempfile.mkdtemp(prefix="grok_nb_paper_a_")).resolve()
@@ -126,6 +148,7 @@ def main(argv=None) -> int:
     r, phases, t_all = a.run, {}, time.perf_counter()
     print(f"paper-scale study A{' (DRY RUN: tiny sizes on the CPU)' if a.dry_run else ''}: {r['preset']}, "
           f"{r['steps']} steps of {r['batch_size']} x {r['seq_len']} tokens, a checkpoint every {r['checkpoint_every']}"
+          f"; design {a.design}{' ' + json.dumps(grammar_of(a.design)) if a.design != 'default' else ''}"
           f"; {a.procs} CPU processes; work folder {work}", flush=True)
 
     t0 = time.perf_counter()
@@ -144,7 +167,7 @@ def main(argv=None) -> int:
 
     params = dict(corpus=str(corpus), pairs=str(pairs), tokenizer=str(work / "tokenizer"), data_procs=a.procs,
                   device="cuda" if cuda else "cpu", compile=not a.no_compile, seed=a.seed,
-                  **{k: v for k, v in r.items()})
+                  **{k: v for k, v in r.items()}, **grammar_of(a.design))
     t0 = time.perf_counter()
     rec = run_study("grokking", params, runs_dir=work / "runs", progress=False, log_output=False)
     phases["study A kernel"] = time.perf_counter() - t0

@@ -4,6 +4,7 @@
 # training tokens/s and MFU, and study A's headline (see bench/paper_scale_a.py). Its own budget: 9 minutes.
 #   bash bench/paper_scale_a.sh              # on the GPU machine, after `make install`
 #   bash bench/paper_scale_a.sh --dry-run    # the same code at tiny sizes on the CPU (tests/test_paper_scale.py)
+#   bash bench/paper_scale_a.sh --design a2  # profile a2's grammar (varied order, harder forms), denser checkpoints
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=.venv/bin/python

@@ -1,6 +1,8 @@
-"""bench/paper_scale_a.sh --dry-run: the paper-scale study A script (corpus on the CPUs, token store, study A with
-compile=True through Dynamo and AOTAutograd) runs end to end at tiny sizes on the CPU and prints what the GPU run
-will: each phase's wall time, training tokens/s and MFU, and study A's headline. (~1 min on 2 busy cores)"""
+"""bench/paper_scale_a.sh --dry-run --design a2: the paper-scale study A script (corpus on the CPUs, token store, study
+A with compile=True through Dynamo and AOTAutograd) on profile a2's grammar (varied order and harder forms in the
+window and the background documents: the default's code path with two switches on) runs end to end at tiny sizes on
+the CPU and prints what the GPU run will: each phase's wall time, training tokens/s and MFU, and study A's headline.
+(~1 min on 2 busy cores)"""
 import json, os, subprocess
 from pathlib import Path
 
@@ -8,7 +10,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_paper_scale_a_dry_run(tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    r = subprocess.run(["bash", str(ROOT / "bench" / "paper_scale_a.sh"), "--dry-run", "--workdir", str(tmp_path)],
+    r = subprocess.run(["bash", str(ROOT / "bench" / "paper_scale_a.sh"), "--dry-run", "--design", "a2",
+                        "--workdir", str(tmp_path)],
                        env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     out = r.stdout
@@ -21,4 +24,6 @@ def test_paper_scale_a_dry_run(tmp_path):
     (run,) = (tmp_path / "runs" / "grokking").iterdir()
     params = json.loads((run / "params.json").read_text())["params"]
     assert (params["compile"], params["preset"], params["steps"]) == (True, "llama-tiny", 20), params
+    assert (params["order_share"], params["hard_forms"]) == (0.5, True), params            # profile a2's grammar
+    assert 'design a2 {"order_share": 0.5, "hard_forms": true}' in out, out
     assert json.loads((run / "results.json").read_text())["steps"] == [0, 10, 20]
