@@ -379,11 +379,17 @@ def posthoc_section(pht, plain, rand) -> Section:
     ps = condition_table(pht, ["size", "c"], list(POSTHOC_SUMMARY))
     for _, g in ps.iterrows():
         sec.values.update({f"posthoc.{g['size']}.c{int(g.c)}.{k}": float(g[f"{k}_mean"]) for k in POSTHOC_SUMMARY})
+        k, n = int(g.recovery_step_val_within_count), int(g.spike_val_loss_count)
+        rec = (f"recovered (within 0.05) at step {g.recovery_step_val_within_mean:.0f} ({k} of {n} runs)" if k else
+               f"not recovered to within 0.05 (0 of {n} runs)")
+        mine = pht[(pht["size"] == g["size"]) & (pht.c == g.c)]
+        cv = mine.converged if "converged" in mine else pd.Series([], dtype=object)
+        conv = (f"; ended converged (change over the last 20% < 0.02) in {int(cv.eq(True).sum())} of "
+                f"{int(cv.notna().sum())}" if cv.notna().any() else "")
         sec.lines.append(f"post hoc {g['size']}, c={int(g.c)}: spike {g.spike_val_loss_mean:.2f} full (log c = "
-                         f"{np.log(g.c):.2f}) / {g.spike_val_within_mean:.2f} within; recovered (within 0.05) at step "
-                         f"{g.recovery_step_val_within_mean:.0f} ({g.recovery_step_val_within_count} of "
-                         f"{g.spike_val_loss_count} runs); final − c=1 continuation {g.gap_to_c1_mean:+.3f}; "
-                         f"random c − final {g.gain_over_random_mean:+.3f}")
+                         f"{np.log(g.c):.2f}) / {g.spike_val_within_mean:.2f} within; {rec}; final − c=1 "
+                         f"continuation {g.gap_to_c1_mean:+.3f}; random c − final "
+                         f"{g.gain_over_random_mean:+.3f}{conv}")
     return sec
 
 # %% ../nbs/compartments/30f_compartment_figures.ipynb #b0d7450c
