@@ -36,18 +36,18 @@ DRY = dict(preset="llama-tiny", steps=20, batch_size=8, seq_len=32, checkpoint_e
            n_per_phenomenon=20, n_null=50, n_boot=10, analysis_pairs=8, analysis_every=1, head_window=10)
 
 
-# `--design a2`: profile a2's grammar (read from profiles/a2.yaml: the varied word order and the harder forms on which
-# the CPU-scale delays were measured) and, at paper scale, checkpoints every 10 steps (1.3M tokens) to step 300 and
-# every 50 after, so that a delay shorter than the default's 100-step spacing can show
+# `--design a2`: profile a2's grammar (profiles/a2.yaml through `jobs.profile_jobs`: the varied word order and the
+# harder forms on which the CPU-scale delays were measured) and, at paper scale, checkpoints every 10 steps (1.3M
+# tokens) to step 300 and every 50 after, so that a delay shorter than the default's 100-step spacing can show
 A2_SCHEDULE = dict(checkpoint_every=10, dense_until=300, late_every=50)
 
 
 def grammar_of(name: str) -> dict:
     "The grammar switches of a design: {} for study A's defaults, profile a2's `order_share` and `hard_forms` for a2."
     if name == "default": return {}
-    import yaml
-    base = yaml.safe_load((HERE.parent / "profiles" / "a2.yaml").read_text())["groups"][0]["base"]
-    return dict(order_share=float(base["order_share"]), hard_forms=bool(base["hard_forms"]))
+    from grok_nb.jobs import profile_jobs
+    _, params = profile_jobs("a2")[0]                    # the profile's resolved parameters (design, base, grid)
+    return {k: params[k] for k in ("order_share", "hard_forms")}
 
 
 def design(a) -> dict:
