@@ -80,8 +80,7 @@ def load_ledger(figures: Path):
 
 def render_block(name: str, ledger, figures: Path) -> str:
     "The text of block `name` from the ledger."
-    from grok_nb.ledger import readme_table, RUN_SETS, run_set_info
-    from grok_nb.sweep import wall_text
+    from grok_nb.ledger import readme_table, RUN_SETS, run_set_time
     if ledger is None: raise KeyError(f"block {name!r}: no figures/ledger.csv (run make readme)")
     ledger = ledger.astype(object).where(ledger.notna(), None)
     if name == "table": return readme_table(ledger, {v: k for k, v in README_FIGURES.items()}) + "\n"
@@ -89,11 +88,7 @@ def render_block(name: str, ledger, figures: Path) -> str:
         lines = []
         for rs in dict.fromkeys(s.split("/")[0] for s in ledger.source):
             cmd, what = RUN_SETS.get(rs, ("?", ""))
-            info = run_set_info(rs, figures)
-            t = (f"{wall_text(info)}, {info['date']}" if info else
-                 "not run yet" if not (figures / ("summaries" if rs == "demo" else f"{rs}/summaries")).exists()
-                 else "time not recorded")
-            lines.append(f"- `{rs.removeprefix('profile-')}`: `{cmd}` ({t})")
+            lines.append(f"- `{rs.removeprefix('profile-')}`: `{cmd}` ({run_set_time(rs, figures)})")
         return "\n".join(lines) + "\n"
     raise KeyError(f"unknown ledger block {name!r}")
 

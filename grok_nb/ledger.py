@@ -15,7 +15,7 @@ from .stats import (gehan_test, fisher_test, binomial_test, signed_rank_test, tr
                            mde_ratio, mde_fisher, mde_binomial, mde_shift, verdict, VERDICTS, censored_lognormal)
 from .task_eval import select_runs
 from .emergence import size_key
-from .sweep import run_info, write_run_info, wall_text
+from .sweep import run_info, write_run_info, wall_text, duration_text
 from .compartment_tables import text_steps
 
 # %% auto #0
@@ -26,8 +26,8 @@ __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CL
            'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path', 'table_parts', 'load_table',
            'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting',
            'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
-           'catch_up', 'learned_tax', 'posthoc_convergence', 'run_set_info', 'readme_table', 'study_page',
-           'write_ledger']
+           'catch_up', 'learned_tax', 'posthoc_convergence', 'run_set_info', 'run_set_time', 'readme_table',
+           'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -1089,6 +1089,28 @@ def run_set_info(run_set: str, figures=None) -> dict:
     "The `run_info.json` of a run set (runs, wall time, date; `sweep.write_run_info`), or {} when it has none."
     root = Path(figures or figures_root())
     return run_info(root if run_set == "demo" else root / run_set)
+
+# %% ../nbs/92_ledger.ipynb #3f9fa15e
+def run_set_time(run_set: str, figures=None) -> str:
+    """A run set's measured wall time as the README lists it: "1.7 h, 21 runs, 2026-12-04" (`sweep.wall_text` and
+    the date). A later part of a profile in parts (`table_parts`) reads the union of its parts' tables, so its time is
+    the parts' sum: "5.5 h, 70 runs in 3 parts, 2026-12-04", naming the runs an earlier call had finished and the parts
+    without a `run_info.json`. A run set with no summaries is "not run yet"; one without a record, "time not
+    recorded"."""
+    root = Path(figures or figures_root())
+    parts = table_parts(run_set)
+    infos = {p: run_set_info(p, root) for p in parts}
+    missing, infos = [p.removeprefix("profile-") for p, i in infos.items() if not i], [i for i in infos.values() if i]
+    if not infos:
+        return ("not run yet" if not (root / ("summaries" if run_set == "demo" else f"{run_set}/summaries")).exists()
+                else "time not recorded")
+    date = max(i["date"] for i in infos)
+    if len(parts) == 1: return f"{wall_text(infos[0])}, {date}"
+    runs, done = sum(int(i["runs"]) for i in infos), sum(int(i.get("resumed", 0)) for i in infos)
+    text = f"{duration_text(sum(float(i['wall_seconds']) for i in infos))}, {runs} runs in {len(parts)} parts"
+    if done: text += f", {done} ran earlier"
+    if missing: text += f", no record for {', '.join(missing)}"
+    return f"{text}, {date}"
 
 # %% ../nbs/92_ledger.ipynb #92af1728
 def _verdict_text(r) -> str:
