@@ -66,14 +66,15 @@ $(PROFILES): $(STAMP)
 profile: $(STAMP)
 	$(BIN)/grok-nb profile $(if $(NAME),$(NAME),--list)
 
-# notebooks/export in sync, notebooks clean, notebook tests, pytest suites (two workers, pytest-xdist); nbdev_test
+# notebooks/export in sync, notebooks clean, notebook tests, pytest suites (two workers, pytest-xdist; a free worker
+# takes queued tests from the busy one, and the 15 slowest are listed, to watch the 15-min budget); nbdev_test
 # runs the library notebooks and the tutorials, not the study and report notebooks (study_*, report_*: they train
 # models or read finished runs; tests/ runs the studies at small sizes), nor files and folders starting with _ or .
 test: $(STAMP)
 	bash .ci/check_sync.sh
 	$(BIN)/ruff check grok_nb nbs
 	$(BIN)/nbdev_test --n_workers 2 --timing --skip_folder_re "^[_.]" --skip_file_re "^([_.]|study_|report_)"
-	$(BIN)/python -m pytest -q -n 2 tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations 15 tests
 
 # the house rule (pyproject.toml): lines of at most 120 characters, no `;`-joined statements
 lint: $(STAMP)
