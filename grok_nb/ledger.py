@@ -1053,7 +1053,10 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-tiers": ("make profile-c-tiers", "study C: the tax at c = 1…8 on the two smallest paper tiers"),
     "profile-c-capacity": ("make profile-c-capacity", "study C: the plateau at convergence, c = 1, 2, 4, 8"),
     "profile-c-init": ("make profile-c-init", "study C: duplicated vs random init at c = 1…8, 3 seeds"),
-    "profile-c-posthoc": ("make profile-c-posthoc", "study C: post-hoc duplication to convergence, seeds 0-3"),
+    "profile-c-posthoc": ("make profile-c-posthoc", "study C: post-hoc duplication to convergence, seeds 0-3 (its "
+                          "summary predates the \"no c = 1 run\" wording: its \"nan\" gaps and ratios are to a "
+                          "c = 1 scratch run that this part does not train, and \"step nan\" means not recovered; its "
+                          "runs were not kept, so it is not re-rendered)"),
     "profile-c-posthoc2": ("make profile-c-posthoc profile-c-posthoc2", "study C: post-hoc duplication, seeds 0-6"),
     "profile-c-posthoc3": ("make profile-c-posthoc profile-c-posthoc2 profile-c-posthoc3",
                            "study C: post-hoc duplication to convergence, seeds 0-9 (three parts)"),
