@@ -87,7 +87,7 @@ def render_block(name: str, ledger, figures: Path) -> str:
     if name == "run_sets":
         lines = []
         for rs in dict.fromkeys(s.split("/")[0] for s in ledger.source):
-            cmd, what = RUN_SETS.get(rs, ("?", ""))
+            cmd = RUN_SETS.get(rs, ("?", ""))[0]
             lines.append(f"- `{rs.removeprefix('profile-')}`: `{cmd}` ({run_set_time(rs, figures)})")
         return "\n".join(lines) + "\n"
     raise KeyError(f"unknown ledger block {name!r}")
