@@ -80,13 +80,21 @@ def check_params_mapping(params, where: str) -> dict:
     return params
 
 # %% ../nbs/90a_jobs.ipynb #bb2a52db
+_DESIGNS_READ: dict = {}   # path -> ((mtime_ns, size), designs): every profile reads the file; parse it once
+
 def load_designs(folder=None) -> dict[str, dict]:
     """The shared designs, `<folder>/_designs.yaml` (default `profiles_dir()`): name -> parameters. A design may
-    extend another with YAML's merge key (`<<: *compartments_demo`)."""
+    extend another with YAML's merge key (`<<: *compartments_demo`). The file is parsed and checked once while it is
+    unchanged (its modification time and size); each call returns its own copy."""
     path = Path(folder or profiles_dir()) / DESIGNS_FILE
-    designs = read_yaml(path)
-    for name, d in designs.items(): check_params_mapping(d, f"{_shown(path)}: design {name!r}")
-    return designs
+    check(path.is_file(), f"{_shown(path)}: no such file")
+    key, st = str(path.resolve()), path.stat()
+    stamp = (st.st_mtime_ns, st.st_size)
+    if _DESIGNS_READ.get(key, (None,))[0] != stamp:
+        designs = read_yaml(path)
+        for name, d in designs.items(): check_params_mapping(d, f"{_shown(path)}: design {name!r}")
+        _DESIGNS_READ[key] = (stamp, designs)
+    return copy.deepcopy(_DESIGNS_READ[key][1])
 
 def design(name: str, folder=None) -> dict:
     "A copy of design `name` of `_designs.yaml` (the demo's slices start from the profiles' designs)."
@@ -269,8 +277,9 @@ def load_profiles(folder=None) -> dict[str, Profile]:
             if not p.name.startswith("_")}
 
 # the registry `grok-nb profile` and `make profile-<name>` read: name -> (its jobs, its reports), from the files
-PROFILES = {n: (functools.partial(profile_jobs, n), p.reports) for n, p in load_profiles().items()}
-PROFILE_RUNS = {n: p.runs for n, p in load_profiles().items() if p.runs != n}   # profiles run in another's folder
+_LOADED = load_profiles()
+PROFILES = {n: (functools.partial(profile_jobs, n), p.reports) for n, p in _LOADED.items()}
+PROFILE_RUNS = {n: p.runs for n, p in _LOADED.items() if p.runs != n}   # profiles run in another's folder
 
 # %% ../nbs/90a_jobs.ipynb #88a1040a
 def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) -> int:
