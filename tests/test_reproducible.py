@@ -1,12 +1,14 @@
 """Bit-reproducibility: the same parameters, seed and thread count give a byte-identical results.json — study A, whose
 results carry a matched random null and item bootstraps (seeded from the run's seed), executed twice in two kernels
-(the second reusing the tokenizer cache the first wrote); params.json records the thread count and the device."""
+(the second reusing the tokenizer cache the first wrote); params.json records the thread count and the device.
+The same two runs are study A's end-to-end check (tests/test_studies.py runs the other studies): the run layout,
+`load_runs`, and a finished run skipped when asked again."""
 import json
 from pathlib import Path
-from grok_nb.sweep import run_study, study_notebooks
+from grok_nb.sweep import run_study, study_notebooks, load_runs
 import pytest
 
-SMALL = dict(steps=20, checkpoint_every=5, n_docs=1500, n_per_phenomenon=40, n_null=100, n_boot=20)
+SMALL = dict(steps=30, checkpoint_every=5, n_docs=1500, n_per_phenomenon=40, n_null=100, n_boot=20)
 
 @pytest.mark.skipif("grokking" not in study_notebooks(), reason="no study A notebook")
 def test_grokking_results_are_byte_identical(tmp_path, monkeypatch):
@@ -17,6 +19,11 @@ def test_grokking_results_are_byte_identical(tmp_path, monkeypatch):
     assert a.read_bytes() == b.read_bytes()
     res = json.loads(a.read_text())
     assert any("logistic" in p and len(p["logistic"]["boot"]) == SMALL["n_boot"] for p in res["phenomena"].values())
-    rt = json.loads((Path(recs[0]["path"]) / "params.json").read_text())["runtime"]
+    assert res["steps"] == [0, 5, 10, 15, 20, 25, 30], res["steps"]
+    run = Path(recs[0]["path"])
+    rt = json.loads((run / "params.json").read_text())["runtime"]
     assert rt["device"] == "cpu" and rt["torch_threads"] >= 1 and rt["python_hash_seed"] is not None, rt
-    assert (Path(recs[0]["path"]) / "timings.json").exists()                 # wall times kept apart
+    assert (run / "timings.json").exists()                                   # wall times kept apart
+    for f in ("metrics.jsonl", "run.ipynb"): assert (run / f).exists(), f
+    assert list(load_runs("grokking", tmp_path / "runs1")["status"]) == ["finished"]
+    assert run_study("grokking", SMALL, runs_dir=tmp_path / "runs1").get("skipped")   # a finished run is skipped

@@ -6,8 +6,8 @@ import pytest
 from grok_nb.core import data_dir
 from grok_nb.sweep import run_study, load_runs, study_notebooks
 
+# study A's end-to-end run (these checks, at steps=30) is the pair of runs in tests/test_reproducible.py
 SMALL = {
-    "grokking": dict(steps=30, checkpoint_every=5, n_docs=1500, n_per_phenomenon=40, n_null=100, n_boot=20),
     "compartments": dict(),
     "emergence": dict(seeds=[0], steps=40, checkpoint_every=10, n_docs=400, batch_size=4, seq_len=64, n_prompts=16,
                       tasks={"ioi": {}, "in_context_repetition": {"threshold": 0.1}}),   # 0.1: a diagnostic threshold that passes mid-run, so patching runs
@@ -19,7 +19,8 @@ C4 = data_dir("english", "c4_en_sample1000.jsonl.gz")
 def test_grokking_on_real_c4_and_blimp(tmp_path):
     "The real path: the C4 sample as corpus (BPE trained on it), real BLiMP files for the five phenomena."
     rec = run_study("grokking", dict(corpus=str(C4), pairs=str(data_dir("blimp")),
-                                     steps=20, checkpoint_every=5, batch_size=8, vocab_size=2048, n_null=100, n_boot=20), runs_dir=tmp_path)
+                                     steps=20, checkpoint_every=10, batch_size=8, vocab_size=2048, n_null=100, n_boot=20),
+                   runs_dir=tmp_path)   # 3 checkpoints, each scoring all 10,000 sentences (most of the test's time)
     assert rec["status"] == "finished", rec
     res = json.loads((Path(rec["path"]) / "results.json").read_text())
     assert len(res["phenomena"]) == 5
