@@ -10,6 +10,11 @@ test: export OMP_NUM_THREADS = 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 
+# grok_nb's own bytecode, compiled once before the many kernels and workers of a demo or a test run import it: the
+# install compiles the dependencies', but not the editable package's, and where PYTHONDONTWRITEBYTECODE is set each
+# process would compile grok_nb again (a stale .pyc is never used: Python checks the source's time and size)
+BYTECODE = $(BIN)/python -m compileall -q grok_nb
+
 .PHONY: demo test export clean docs docs-check bench install lab lab-check lint readme profile
 
 # the install (.ci/install.sh): uv with this machine's pip configuration, pip if uv fails
@@ -49,6 +54,7 @@ lab-check: install
 
 # the main job: all three studies at CPU scale on the embedded default, figures into figures/
 demo: $(STAMP)
+	$(BYTECODE)
 	$(BIN)/grok-nb demo
 	$(MAKE) --no-print-directory readme
 
@@ -72,6 +78,7 @@ profile: $(STAMP)
 # models or read finished runs; tests/ runs the studies at small sizes), nor files and folders starting with _ or .
 test: $(STAMP)
 	bash .ci/check_sync.sh
+	$(BYTECODE)
 	$(BIN)/ruff check grok_nb nbs
 	$(BIN)/nbdev_test --n_workers 2 --timing --skip_folder_re "^[_.]" --skip_file_re "^([_.]|study_|report_)"
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal --durations 15 tests
