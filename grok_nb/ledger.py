@@ -21,13 +21,13 @@ from .compartment_tables import text_steps
 # %% auto #0
 __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE',
            'B_PATCH', 'B_LAGS', 'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT',
-           'C_CAP', 'C_POSTHOC', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD',
-           'C_THRESH_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS',
-           'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path', 'table_parts', 'load_table',
-           'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting',
-           'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
-           'catch_up', 'learned_tax', 'posthoc_convergence', 'run_set_info', 'run_set_time', 'readme_table',
-           'study_page', 'write_ledger']
+           'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL',
+           'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT',
+           'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table',
+           'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates',
+           'success_rate', 'paired_shift', 'trend', 'noting', 'evaluate_ledger', 'detectable_delta', 'exposure_delay',
+           'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'learned_tax', 'posthoc_convergence',
+           'run_set_info', 'run_set_time', 'readme_table', 'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -62,8 +62,8 @@ def table_path(source: str, figures=None) -> Path:
     return (root / "summaries" if run_set == "demo" else root / run_set / "summaries") / f"{name}.csv"
 
 # %% ../nbs/92_ledger.ipynb #5fefaf60
-RUN_PARTS = (("c-infonce2", "c-infonce2b"), ("c-posthoc", "c-posthoc2", "c-posthoc3"), ("c-trans", "c-trans2"),
-             ("c-thresh", *(f"c-thresh{k}" for k in range(2, 11))))
+RUN_PARTS = (("c-infonce2", "c-infonce2b"), ("c-posthoc", "c-posthoc2", "c-posthoc3"),
+             ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 11))))
 
 def table_parts(run_set: str) -> list[str]:
     "The run sets whose tables make up `run_set`'s: the parts up to it, first part first (`RUN_PARTS`); else itself."
@@ -764,7 +764,9 @@ C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity
 # profiles in parts (RUN_PARTS): a later part's table is the union of the parts' tables up to it (load_table)
 C_POSTHOC = ("profile-c-posthoc3/compartments_posthoc", "profile-c-posthoc2/compartments_posthoc",
              "profile-c-posthoc/compartments_posthoc")
-C_TRANS = ("profile-c-trans2/compartments_threshold", "profile-c-trans/compartments_threshold")
+# C5: five parts of two seeds (c-trans, c-trans2 ... c-trans5) in c-trans's runs folder
+C_TRANS_PARTS = RUN_PARTS[2]
+C_TRANS = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_TRANS_PARTS))
 # C6 and C7: c = 8 and 6 at two weight decays, equal plain-text exposure, 10 units each; ten parts (c-thresh,
 # c-thresh2 ... c-thresh10) in c-thresh's runs folder
 C_THRESH_PARTS = RUN_PARTS[-1]
@@ -780,15 +782,26 @@ C_CMD = "make profile-c-{} (else make demo)"
 # %% ../nbs/92_ledger.ipynb #de04cce6
 def _seeds(a: int, b: int) -> str: return f"seed {a}" if a == b else f"seeds {a}-{b}"
 
+def _parts_cmd(first: str, k: int) -> str:
+    "The command that runs the first `k` parts of the profile `first` (its parts named first, first2, first3 ...)."
+    return f"make profile-{first}" + ("{" + ",".join(["", *map(str, range(2, k + 1))]) + "}" if k > 1 else "")
+
 def _thresh_run_set(k: int) -> tuple[str, str]:
     "The command and description of the translation-threshold run set after its first `k` parts (`C_THRESH_PARTS`)."
-    cmd = "make profile-c-thresh" + ("{" + ",".join(["", *map(str, range(2, k + 1))]) + "}" if k > 1 else "")
+    cmd = _parts_cmd("c-thresh", k)
     what = ("study C: the translation threshold (C6, C7) at equal plain-text exposure (t = 0.5 for 10,000 steps "
             "against t = 0 for 5,000, weight decay 0.1 and 1.0), " + ("part 1" if k == 1 else f"parts 1-{k}")
             + f" of 10: c = 8, 6 at {_seeds(0, min(k, 5) - 1)}" + (f", c = 6 at {_seeds(5, k - 1)}" if k > 5 else ""))
     return cmd, what
 
 C_THRESH_CMD = _thresh_run_set(len(C_THRESH_PARTS))[0] + " (bash; ten parts, ≈ 14 h on 2 CPU cores)"
+
+def _trans_run_set(k: int) -> tuple[str, str]:
+    "The command and description of the C5 run set after its first `k` parts (`C_TRANS_PARTS`, two seeds a part)."
+    return _parts_cmd("c-trans", k), ("study C: translation at equal plain-text exposure (C5), "
+                                      + ("part 1" if k == 1 else f"parts 1-{k}") + f" of 5: {_seeds(0, 2 * k - 1)}")
+
+C_TRANS_CMD = _trans_run_set(len(C_TRANS_PARTS))[0] + " (bash; five parts, ≈ 7.5 h on 2 CPU cores)"
 
 # %% ../nbs/92_ledger.ipynb #44340fd2
 def _with_c1(t: pd.DataFrame) -> pd.DataFrame:
@@ -919,7 +932,7 @@ CLAIMS_C += [
           "reference; signed-rank over references", C_TRANS,
           learned_tax,
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_threshold_translation_fraction.png",
-          command="make profile-c-trans profile-c-trans2"),
+          command=C_TRANS_CMD),
     Claim("C6", "C", "breaking the plateau needs a high translation fraction and high c (e.g. c = 8): a threshold",
           "log of the tax at the highest t over the tax at t = 0, minus log ½, at c = 8 (below 0: the tax halved), "
           "per (seed, decay), a tax removed or reversed at -inf; signed-rank", C_THRESH,
@@ -1060,9 +1073,7 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-posthoc2": ("make profile-c-posthoc profile-c-posthoc2", "study C: post-hoc duplication, seeds 0-6"),
     "profile-c-posthoc3": ("make profile-c-posthoc profile-c-posthoc2 profile-c-posthoc3",
                            "study C: post-hoc duplication to convergence, seeds 0-9 (three parts)"),
-    "profile-c-trans": ("make profile-c-trans", "study C: translation at equal plain-text exposure (C5), seeds 0-4"),
-    "profile-c-trans2": ("make profile-c-trans profile-c-trans2",
-                         "study C: translation at equal plain-text exposure (C5), seeds 0-9 (two parts)"),
+    **{f"profile-{n}": _trans_run_set(k) for k, n in enumerate(C_TRANS_PARTS, 1)},
     "profile-c-infonce2": ("make profile-c-infonce2", "study C: InfoNCE at c = 6, 8, seeds 0-4"),
     "profile-c-infonce2b": ("make profile-c-infonce2 profile-c-infonce2b",
                             "study C: InfoNCE at c = 6, 8, seeds 0-9 (c-infonce2, then seeds 5-9)"),
