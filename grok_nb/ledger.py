@@ -765,11 +765,11 @@ C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity
 C_POSTHOC = ("profile-c-posthoc3/compartments_posthoc", "profile-c-posthoc2/compartments_posthoc",
              "profile-c-posthoc/compartments_posthoc")
 # C5: five parts of two seeds (c-trans, c-trans2 ... c-trans5) in c-trans's runs folder
-C_TRANS_PARTS = RUN_PARTS[2]
+C_TRANS_PARTS = next(p for p in RUN_PARTS if p[0] == "c-trans")
 C_TRANS = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_TRANS_PARTS))
 # C6 and C7: c = 8 and 6 at two weight decays, equal plain-text exposure, 10 units each; ten parts (c-thresh,
 # c-thresh2 ... c-thresh10) in c-thresh's runs folder
-C_THRESH_PARTS = RUN_PARTS[-1]
+C_THRESH_PARTS = next(p for p in RUN_PARTS if p[0] == "c-thresh")
 C_THRESH = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_THRESH_PARTS))
 # c-infonce2b runs seeds 5-9 in c-infonce2's runs folder; its table joins c-infonce2's (seeds 0-4)
 C_INFONCE = ("profile-c-infonce2b/compartments_threshold", "profile-c-infonce2/compartments_threshold",
