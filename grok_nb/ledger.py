@@ -1052,7 +1052,8 @@ for _c in CLAIMS: _c.short, _c.paper_result = SHORT[_c.id]
 
 # %% ../nbs/92_ledger.ipynb #fa8d9959
 RUN_SETS = {  # name: (command, what it runs)
-    "demo": ("make demo", "every study's slice at CPU scale on the embedded default (3 seeds where seeds vary)"),
+    "demo": ("make demo", ("every study's slice at CPU scale on the embedded default (study A 3 seeds, B's "
+             "synthetic tasks 2)")),
     "profile-a2": ("make profile-a2", "study A: the delay and its closing, ≥ 6 seeds to a horizon where both splits "
                    "cross"),
     "profile-a": ("make profile-a", "study A: 4 seeds × 1,000 steps and the design search"),
