@@ -801,7 +801,7 @@ def _trans_run_set(k: int) -> tuple[str, str]:
     return _parts_cmd("c-trans", k), ("study C: translation at equal plain-text exposure (C5), "
                                       + ("part 1" if k == 1 else f"parts 1-{k}") + f" of 5: {_seeds(0, 2 * k - 1)}")
 
-C_TRANS_CMD = _trans_run_set(len(C_TRANS_PARTS))[0] + " (bash; five parts, ≈ 4.6 h on 2 CPU cores)"
+C_TRANS_CMD = _trans_run_set(len(C_TRANS_PARTS))[0] + " (bash; five parts, 3.3 h in all on 2 CPU cores)"
 
 # %% ../nbs/92_ledger.ipynb #44340fd2
 def _with_c1(t: pd.DataFrame) -> pd.DataFrame:
