@@ -63,7 +63,7 @@ def table_path(source: str, figures=None) -> Path:
 
 # %% ../nbs/92_ledger.ipynb #5fefaf60
 RUN_PARTS = (("c-infonce2", "c-infonce2b"), ("c-posthoc", "c-posthoc2", "c-posthoc3"),
-             ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 11))))
+             ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 21))))
 
 def table_parts(run_set: str) -> list[str]:
     "The run sets whose tables make up `run_set`'s: the parts up to it, first part first (`RUN_PARTS`); else itself."
@@ -767,8 +767,8 @@ C_POSTHOC = ("profile-c-posthoc3/compartments_posthoc", "profile-c-posthoc2/comp
 # C5: five parts of two seeds (c-trans, c-trans2 ... c-trans5) in c-trans's runs folder
 C_TRANS_PARTS = next(p for p in RUN_PARTS if p[0] == "c-trans")
 C_TRANS = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_TRANS_PARTS))
-# C6 and C7: c = 8 and 6 at two weight decays, equal plain-text exposure, 10 units each; ten parts (c-thresh,
-# c-thresh2 ... c-thresh10) in c-thresh's runs folder
+# C6 and C7: c = 8 and 6 at two weight decays, equal plain-text exposure, 10 units each; twenty parts, one per
+# (seed, decay) (c-thresh, c-thresh2 ... c-thresh20), in c-thresh's runs folder
 C_THRESH_PARTS = next(p for p in RUN_PARTS if p[0] == "c-thresh")
 C_THRESH = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_THRESH_PARTS))
 # c-infonce2b runs seeds 5-9 in c-infonce2's runs folder; its table joins c-infonce2's (seeds 0-4)
@@ -786,15 +786,22 @@ def _parts_cmd(first: str, k: int) -> str:
     "The command that runs the first `k` parts of the profile `first` (its parts named first, first2, first3 ...)."
     return f"make profile-{first}" + ("{" + ",".join(["", *map(str, range(2, k + 1))]) + "}" if k > 1 else "")
 
+def _decay_parts(parts: int, first: int) -> str:
+    "The seeds that `parts` parts of one (seed, decay) each, decay 0.1 first, cover from seed `first` on."
+    full, half = divmod(parts, 2)
+    return " and ".join([_seeds(first, first + full - 1)] * bool(full)
+                        + [f"seed {first + full} (weight decay 0.1 only)"] * half)
+
 def _thresh_run_set(k: int) -> tuple[str, str]:
     "The command and description of the translation-threshold run set after its first `k` parts (`C_THRESH_PARTS`)."
     cmd = _parts_cmd("c-thresh", k)
     what = ("study C: the translation threshold (C6, C7) at equal plain-text exposure (t = 0.5 for 10,000 steps "
             "against t = 0 for 5,000, weight decay 0.1 and 1.0), " + ("part 1" if k == 1 else f"parts 1-{k}")
-            + f" of 10: c = 8, 6 at {_seeds(0, min(k, 5) - 1)}" + (f", c = 6 at {_seeds(5, k - 1)}" if k > 5 else ""))
+            + f" of 20: c = 8, 6 at {_decay_parts(min(k, 10), 0)}"
+            + (f", c = 6 at {_decay_parts(k - 10, 5)}" if k > 10 else ""))
     return cmd, what
 
-C_THRESH_CMD = _thresh_run_set(len(C_THRESH_PARTS))[0] + " (bash; ten parts, ≈ 14 h on 2 CPU cores)"
+C_THRESH_CMD = _thresh_run_set(len(C_THRESH_PARTS))[0] + " (bash; twenty parts, ≈ 20 h on 2 CPU cores)"
 
 def _trans_run_set(k: int) -> tuple[str, str]:
     "The command and description of the C5 run set after its first `k` parts (`C_TRANS_PARTS`, two seeds a part)."
