@@ -783,8 +783,9 @@ C_CMD = "make profile-c-{} (else make demo)"
 def _seeds(a: int, b: int) -> str: return f"seed {a}" if a == b else f"seeds {a}-{b}"
 
 def _parts_cmd(first: str, k: int) -> str:
-    "The command that runs the first `k` parts of the profile `first` (its parts named first, first2, first3 ...)."
-    return f"make profile-{first}" + ("{" + ",".join(["", *map(str, range(2, k + 1))]) + "}" if k > 1 else "")
+    """The command that runs the first `k` parts of the profile `first` (its parts named first, first2, first3 ...),
+    three or more as a bash range so that the README line stays short: make profile-c-thresh{,{2..9}}."""
+    return f"make profile-{first}" + ("" if k == 1 else "{,2}" if k == 2 else f"{{,{{2..{k}}}}}")
 
 def _decay_parts(parts: int, first: int) -> str:
     "The seeds that `parts` parts of one (seed, decay) each, decay 0.1 first, cover from seed `first` on."
