@@ -27,7 +27,7 @@ __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CL
            'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates',
            'success_rate', 'paired_shift', 'trend', 'noting', 'evaluate_ledger', 'detectable_delta', 'exposure_delay',
            'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'learned_tax', 'posthoc_convergence',
-           'run_set_info', 'run_set_time', 'readme_table', 'study_page', 'write_ledger']
+           'translation_learned', 'run_set_info', 'run_set_time', 'readme_table', 'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -898,6 +898,23 @@ def posthoc_convergence(t: pd.DataFrame) -> str:
         return f"convergence not recorded for its {missing} post-hoc runs (a table written before it was)"
     return out + (f"; {missing} post-hoc runs from a table that did not record it" if missing else "")
 
+# %% ../nbs/92_ledger.ipynb #ac6609c1
+def translation_learned(t: pd.DataFrame, c: int = 6) -> str:
+    "At `c` compartments and the highest t: per weight decay, the seeds that learned to translate (see above)."
+    p = _top_t(t, [c])
+    if not len(p) or "trans_val_trans_b_within" not in p: return ""
+    p = p[p.trans_val_trans_b_within.notna() & p.trans_val_trans_a_within.notna()]
+    if not len(p): return ""
+    parts = []
+    for wd, d in p.groupby("weight_decay"):
+        ok = _learned(d)
+        miss = sorted(int(s) for s in d.seed[~ok])
+        parts.append(f"weight decay {float(wd)} in {int(ok.sum())} of {len(d)} seeds"
+                     + (f" (not seed{'s' if len(miss) > 1 else ''} {', '.join(map(str, miss))})" if miss else ""))
+    return (f"translation learned at c = {c}, t = {p.value.max():g} (held-out second halves at most half the first "
+            f"halves' loss): {'; '.join(parts)}; where it was not, the ratio reads a transition not yet made "
+            "(censored at the horizon)")
+
 # %% ../nbs/92_ledger.ipynb #23693034
 CLAIMS_C = [
     Claim("C1", "C", "the steps to reach a given validation loss grow linearly in the number of compartments c",
@@ -951,13 +968,13 @@ CLAIMS_C += [
     Claim("C7", "C", "aggressive weight decay speeds the transition and moves the threshold to lower c (8 → 6)",
           "at c = 6: log of the tax ratio (highest t over t = 0) at weight decay 1.0 minus at 0.1, per seed; "
           "a tax removed at -inf; signed-rank", C_THRESH,
-          paired_shift(lambda t: (lambda p: (lambda a, b: a.merge(b, on=["size", "steps", "c", "seed"],
-                                                                    suffixes=("", "_wd01")))(
-                           p[np.isclose(p.weight_decay, 1.0)], p[np.isclose(p.weight_decay, 0.1)]))(_top_t(t, [6]))
-                       if len(_trans(t)) else None,
-                       lambda d: (_log_ratio(d.final_gap, d.final_gap_0)
-                                  - _log_ratio(d.final_gap_wd01, d.final_gap_0_wd01)),
-                       positive=False, unit="seeds", fmt="+.2f"),
+          noting(paired_shift(lambda t: (lambda p: (lambda a, b: a.merge(b, on=["size", "steps", "c", "seed"],
+                                                                           suffixes=("", "_wd01")))(
+                                  p[np.isclose(p.weight_decay, 1.0)], p[np.isclose(p.weight_decay, 0.1)]))(
+                                  _top_t(t, [6])) if len(_trans(t)) else None,
+                              lambda d: (_log_ratio(d.final_gap, d.final_gap_0)
+                                         - _log_ratio(d.final_gap_wd01, d.final_gap_0_wd01)),
+                              positive=False, unit="seeds", fmt="+.2f"), translation_learned),
           of_interest=math.log(2), of_interest_text="the ratio halved", command=C_THRESH_CMD,
           figure="compartments_threshold_translation_fraction.png"),
     Claim("C8", "C", "contrastive alignment (InfoNCE) recovers a substantial part of the tax at c = 6 and 8",
