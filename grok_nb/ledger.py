@@ -976,7 +976,7 @@ CLAIMS_C += [
                                          - _log_ratio(d.final_gap_wd01, d.final_gap_0_wd01)),
                               positive=False, unit="seeds", fmt="+.2f"), translation_learned),
           of_interest=math.log(2), of_interest_text="the ratio halved", command=C_THRESH_CMD,
-          figure="compartments_threshold_translation_fraction.png"),
+          figure="compartments_translation_learned.png"),   # when each decay learns to translate: what the ratio reads
     Claim("C8", "C", "contrastive alignment (InfoNCE) recovers a substantial part of the tax at c = 6 and 8",
           "log of the final-loss tax at λ = 0.1 (where top-1 retrieval is complete) over λ = 0, at c = 6 and 8, per "
           "(c, seed), a tax removed at -inf, averaged over the runs that share a c = 1 reference; signed-rank over "
