@@ -62,7 +62,7 @@ def table_path(source: str, figures=None) -> Path:
     return (root / "summaries" if run_set == "demo" else root / run_set / "summaries") / f"{name}.csv"
 
 # %% ../nbs/92_ledger.ipynb #5fefaf60
-RUN_PARTS = (("c-infonce2", "c-infonce2b"), ("c-posthoc", "c-posthoc2", "c-posthoc3"),
+RUN_PARTS = (("a2", "a2b"), ("c-infonce2", "c-infonce2b"), ("c-posthoc", "c-posthoc2", "c-posthoc3"),
              ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 21))))
 
 def table_parts(run_set: str) -> list[str]:
@@ -337,7 +337,12 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
                 used[c.id] = c.source if isinstance(c.source, str) else c.source[0]
         elif c.kind == "untestable" or (c.evaluate is None and c.kind != "derived"):
             o = Outcome(status="not testable here")
-        else: o = None                                                   # derived: after the tests
+        else:                                                            # derived: after the tests; its run
+            o = None                                                     # set is the first one that was run
+            srcs = [s for s in ((c.source,) if isinstance(c.source, str) else c.source) if s]
+            for s in srcs:
+                if s not in tables: tables[s] = load_table(s, figures)
+            if srcs: used[c.id] = next((s for s in srcs if tables[s] is not None), srcs[0])
         outcomes[c.id] = o
     first = lambda c: c.source if isinstance(c.source, str) else c.source[0]       # noqa: E731
     rows = {c.id: dict(id=c.id, study=c.study, short=c.short, paper=c.paper, paper_result=c.paper_result,
@@ -498,13 +503,14 @@ def strength_pairs(t: pd.DataFrame, value: float, cs: Sequence[int] | None = Non
     return out.drop(columns="text_steps") if equal_text else out
 
 # %% ../nbs/92_ledger.ipynb #59266264
-A_TABLE = ("profile-a2/grokking_runs", "profile-a/grokking_runs", "demo/grokking_runs")
+# a2b runs a2's design at seeds 6-9 in a2's runs folder; its table joins a2's (seeds 0-5)
+A_TABLE = ("profile-a2b/grokking_runs", "profile-a2/grokking_runs", "profile-a/grokking_runs", "demo/grokking_runs")
 A_PHENOMENA = {"sv": ("regular_plural_subject_verb_agreement_1", "subject–verb agreement"),
                "there": ("existential_there_subject_raising", "existential-there raising"),
                "det": ("determiner_noun_agreement_1", "determiner–noun agreement"),
                "anaphor": ("anaphor_number_agreement", "anaphor number agreement"),
                "participle": ("irregular_past_participle_verbs", "irregular past participles")}
-A_CMD = "make profile-a2 (profile a: make profile-a; the demo: make demo)"
+A_CMD = "make profile-a2 profile-a2b (profile a: make profile-a; the demo: make demo)"
 
 def _a_units(t: pd.DataFrame, testable: bool = True) -> pd.DataFrame:
     "Study A's (run, phenomenon) units of the main design; with `testable`, not at ceiling."
@@ -1079,6 +1085,8 @@ for _c in CLAIMS: _c.short, _c.paper_result = SHORT[_c.id]
 RUN_SETS = {  # name: (command, what it runs)
     "demo": ("make demo", ("every study's slice at CPU scale on the embedded default (study A 3 seeds, B's "
              "synthetic tasks 2)")),
+    "profile-a2b": ("make profile-a2 profile-a2b", "study A: the delay and its closing, seeds 0-9 (a2, then a2b: "
+                    "seeds 6-9) to a horizon where both splits cross"),
     "profile-a2": ("make profile-a2", "study A: the delay and its closing, ≥ 6 seeds to a horizon where both splits "
                    "cross"),
     "profile-a": ("make profile-a", "study A: 4 seeds × 1,000 steps and the design search"),
