@@ -62,7 +62,7 @@ def fill(text: str, summaries: dict[str, dict]) -> tuple[str, list[str]]:
 
 BLOCK = re.compile(r"<!--\s*ledger:\s*(?P<name>\w+)\s*-->\n(?P<text>.*?)<!--\s*/ledger\s*-->", re.S)
 README_FIGURES = {  # the README's gallery: key -> figure path under figures/ (the ledger cites them by key)
-    "F1": "profile-a2/grokking_accuracy_splits.png",
+    "F1": "profile-a2b/grokking_accuracy_splits.png",
     "F2": "profile-b-heads/sparse_attention_vs_n_heads.png",
     "F3": "profile-b-heads/sparse_attention_vs_sparsity.png",
     "F4": "pythia_blimp_emergence.png",

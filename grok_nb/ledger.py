@@ -75,13 +75,17 @@ def table_parts(run_set: str) -> list[str]:
 # %% ../nbs/92_ledger.ipynb #9031f4a3
 def load_table(source: str, figures=None) -> pd.DataFrame | None:
     """The run table `source` names, or None when that run set has not been run (no file). A later part of a profile
-    in parts (`table_parts`) reads the union of its parts' tables, one row per `run_id`, the later part's first."""
+    in parts (`table_parts`) reads the union of its parts' tables: a run's rows (one, or one per phenomenon as in
+    study A's tables) come from the latest part that has that `run_id`."""
     if not table_path(source, figures).exists(): return None
     run_set, name = source.split("/")
     ts = [pd.read_csv(p) for p in (table_path(f"{rs}/{name}", figures) for rs in table_parts(run_set)) if p.exists()]
-    t = pd.concat(ts, ignore_index=True) if len(ts) > 1 else ts[0]
-    if len(ts) > 1 and "run_id" in t: t = t.drop_duplicates("run_id", keep="last").reset_index(drop=True)
-    return t
+    if len(ts) > 1 and all("run_id" in x for x in ts):
+        later = set()
+        for i in reversed(range(len(ts))):
+            x = ts[i]
+            ts[i], later = x[~x.run_id.isin(later)], later | set(x.run_id)
+    return pd.concat(ts, ignore_index=True) if len(ts) > 1 else ts[0]
 
 # %% ../nbs/92_ledger.ipynb #dbe05d57
 @dataclasses.dataclass
