@@ -327,26 +327,23 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
     check(not dup, f"evaluate_ledger: duplicate claim ids {dup}")
     out, outcomes = [], {}
     used = {}
+    def first_run(c):                                                    # the first of c's run sets that was run
+        for s in [s for s in ((c.source,) if isinstance(c.source, str) else c.source) if s]:
+            if s not in tables: tables[s] = load_table(s, figures)
+            if tables[s] is not None: return tables[s], s
+        return None, None
     for c in claims:
         if c.kind in ("test", "existence", "method", "untestable") and c.evaluate is not None:
-            t, src = None, None
-            for s in ((c.source,) if isinstance(c.source, str) else c.source):
-                if s not in tables: tables[s] = load_table(s, figures)
-                if tables[s] is not None:
-                    t, src = tables[s], s
-                    break
+            t, src = first_run(c)
             used[c.id] = src or (c.source if isinstance(c.source, str) else c.source[0])
             o = c.evaluate(t) if t is not None else Outcome(status="not measured")
             if o.status == "not measured":                               # cite the run set that would measure it
                 used[c.id] = c.source if isinstance(c.source, str) else c.source[0]
         elif c.kind == "untestable" or (c.evaluate is None and c.kind != "derived"):
             o = Outcome(status="not testable here")
-        else:                                                            # derived: after the tests; its run
-            o = None                                                     # set is the first one that was run
-            srcs = [s for s in ((c.source,) if isinstance(c.source, str) else c.source) if s]
-            for s in srcs:
-                if s not in tables: tables[s] = load_table(s, figures)
-            if srcs: used[c.id] = next((s for s in srcs if tables[s] is not None), srcs[0])
+        else:                                                            # derived: after the tests; it cites
+            o, src = None, first_run(c)[1]                               # the first of its run sets that was run
+            if src: used[c.id] = src
         outcomes[c.id] = o
     first = lambda c: c.source if isinstance(c.source, str) else c.source[0]       # noqa: E731
     rows = {c.id: dict(id=c.id, study=c.study, short=c.short, paper=c.paper, paper_result=c.paper_result,
