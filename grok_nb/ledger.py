@@ -879,7 +879,7 @@ def _bilingual(t):
     d = t[t.p_case == "bilingual"] if "p_case" in t else t.iloc[:0]
     cols = [c for c in d.columns if c.startswith("r_metrics.final.val_bpb_within_")]
     if not len(d) or not cols: return None
-    d = d.assign(bpb=d[cols].mean(axis=1))
+    d = d[["p_corpus", "p_seed", "p_tokenizer"]].assign(bpb=d[cols].mean(axis=1))  # the columns used, not all
     return d.pivot_table(index=["p_corpus", "p_seed"], columns="p_tokenizer", values="bpb").dropna().reset_index()
 
 def _c12(rows: dict) -> Outcome:

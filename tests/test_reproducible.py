@@ -10,14 +10,32 @@ import pytest
 
 SMALL = dict(steps=30, checkpoint_every=5, n_docs=1500, n_per_phenomenon=40, n_null=100, n_boot=20)
 
+def json_differences(a, b, path="") -> list[str]:
+    "Every JSON path where `a` and `b` differ, with both values: a failure says what differed, not only that it did."
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b), key=str)
+                for d in (json_differences(a.get(k), b.get(k), f"{path}.{k}") if k in a and k in b
+                          else [f"{path}.{k}: only in {'first' if k in a else 'second'}"])]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in json_differences(x, y, f"{path}[{i}]")]
+    return [] if a == b or (a != a and b != b) else [f"{path}: {a!r} != {b!r}"]
+
+def test_json_differences():
+    a = {"x": 1, "y": [1.0, 2.0, {"z": "s"}], "n": float("nan"), "only": 0}
+    b = {"x": 1, "y": [1.0, 2.5, {"z": "t"}], "n": float("nan"), "new": 0}
+    assert json_differences(a, a) == []
+    assert json_differences(a, b) == [".new: only in second", ".only: only in first", ".y[1]: 2.0 != 2.5",
+                                      ".y[2].z: 's' != 't'"]
+    assert json_differences([1, 2], [1]) == [": [1, 2] != [1]"]
+
 @pytest.mark.skipif("grokking" not in study_notebooks(), reason="no study A notebook")
 def test_grokking_results_are_byte_identical(tmp_path, monkeypatch):
     monkeypatch.setenv("GROK_NB_WORKSPACE", str(tmp_path / "ws"))
     recs = [run_study("grokking", SMALL, runs_dir=tmp_path / f"runs{i}") for i in (1, 2)]
     for r in recs: assert r["status"] == "finished", r
     a, b = (Path(r["path"]) / "results.json" for r in recs)
-    assert a.read_bytes() == b.read_bytes()
     res = json.loads(a.read_text())
+    assert a.read_bytes() == b.read_bytes(), json_differences(res, json.loads(b.read_text()))[:20]
     assert any("logistic" in p and len(p["logistic"]["boot"]) == SMALL["n_boot"] for p in res["phenomena"].values())
     assert res["steps"] == [0, 5, 10, 15, 20, 25, 30], res["steps"]
     run = Path(recs[0]["path"])
