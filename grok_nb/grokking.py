@@ -202,8 +202,8 @@ def _logistic(x, a, b, mid, log_width):
 
 def fit_logistic(steps, accuracy) -> dict:
     """Least-squares logistic `lo + (hi-lo)*sigmoid((step-midpoint)/width)` to an accuracy curve (values in [0, 1]);
-    `ok` is False when the fit failed or the curve is flat, `in_range` True when the midpoint lies within the
-    checkpoints."""
+    `ok` is False when the fit failed, the curve is flat or the fitted width is past float range (a flat fit), and
+    `in_range` True when the midpoint lies within the checkpoints."""
     from scipy.optimize import curve_fit, OptimizeWarning
     from scipy.special import expit, logit
     steps, y = _steps_curve(steps, accuracy, "fit_logistic")
@@ -224,13 +224,14 @@ def fit_logistic(steps, accuracy) -> dict:
                 _logistic, x, y, p0=[inner(lo0), inner(hi0), mid0, math.log(0.1)], method="lm", maxfev=2000
             )
     except (RuntimeError, ValueError): return nan
-    if not np.all(np.isfinite(p)): return nan
+    # a width past float range is a flat line: no midpoint, a failed fit
+    if not np.all(np.isfinite(p)) or p[3] > math.log(np.finfo(float).max / max(span, 1.0)): return nan
     mid = s0 + p[2] * span
     return dict(
         lo=float(expit(p[0])),
         hi=float(expit(p[1])),
         midpoint=float(mid),
-        width=float(np.exp(p[3]) * span),
+        width=float(math.exp(p[3]) * span),
         ok=True,
         in_range=bool(steps[0] <= mid <= steps[-1]),
     )
