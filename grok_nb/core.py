@@ -15,8 +15,8 @@ __all__ = ['PROJECT_ROOT', 'GrokError', 'check', 'set_seed', 'get_device', 'get_
            'moving_average', 'atomic_write', 'atomic_path', 'save_json', 'read_error', 'load_json', 'append_jsonl',
            'write_jsonl', 'iter_lines', 'iter_jsonl', 'read_jsonl', 'sha256_file', 'git_commit', 'workspace',
            'runs_root', 'cache_dir', 'figures_root', 'data_dir', 'quiet_hub', 'hub_online', 'hub_error', 'log_once',
-           'package_versions', 'canonical_params', 'run_id', 'RunDir', 'runtime_info', 'make_run_dir', 'is_timing',
-           'save_results']
+           'package_versions', 'canonical_params', 'run_id', 'RunDir', 'cpu_simd', 'runtime_info', 'make_run_dir',
+           'is_timing', 'save_results']
 
 # %% ../nbs/00_core.ipynb #d9411469
 class GrokError(ValueError):
@@ -410,10 +410,21 @@ class RunDir:
     def __repr__(self): return f"RunDir({str(self.path)!r})"
 
 # %% ../nbs/00_core.ipynb #0025f337
+def cpu_simd(cpuinfo: str | None = None) -> str:
+    """The CPU's vector extensions (`/proc/cpuinfo`'s avx*, amx*, fma flags, sorted), which pick MKL's and oneDNN's
+    kernels below torch's capability level (two `AVX512` machines can differ); `platform.processor()` where there is
+    no `/proc/cpuinfo`."""
+    if cpuinfo is None:
+        try: cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError: return platform.processor()
+    flags = next((ln.split(":", 1)[1].split() for ln in cpuinfo.splitlines() if ln.startswith("flags")), [])
+    return " ".join(sorted(f for f in set(flags) if f.startswith(("avx", "amx", "fma"))))
+
 def runtime_info(device: str | None = None) -> dict:
     """What a run's numbers depend on besides its parameters: torch's intra-op thread count, the device (with its
-    name on CUDA) and Python's string-hash seed. Kernels reduce in a thread-count-dependent order, so results are
-    bit-identical only for the same parameters, seed, thread count and device."""
+    name on CUDA), Python's string-hash seed and, on CPU, the instruction set of torch's kernels (`AVX512`, `AVX2`,
+    ...) and the CPU's vector extensions (`cpu_simd`). Kernels reduce in an order that depends on all of these, so
+    results are bit-identical only where they agree: the same run on another CPU can differ."""
     try: dev = get_device(device or "cpu")
     except GrokError: dev = torch.device("cpu")
     out = {
@@ -422,6 +433,7 @@ def runtime_info(device: str | None = None) -> dict:
         "python_hash_seed": os.environ.get("PYTHONHASHSEED"),
     }
     if dev.type == "cuda": out["device_name"] = torch.cuda.get_device_name(dev)
+    else: out.update(cpu_capability=torch.backends.cpu.get_cpu_capability(), cpu_simd=cpu_simd())
     return out
 
 def make_run_dir(
@@ -429,7 +441,8 @@ def make_run_dir(
 ) -> RunDir:
     """Create (or reopen) `root/study/<run-id>/` and write `params.json` (with `runtime_info`).
     Reopening a run whose stored parameters differ raises an error naming the differing keys; reopening it with
-    another thread count or device says so (the resumed numbers may then differ in their last bits)."""
+    another thread count, device or instruction set says so (the resumed numbers may then differ in their last bits);
+    a runtime key the stored run did not record is not a difference."""
     check(bool(study) and "/" not in study, f"study name must be a non-empty name without '/', got {study!r}")
     rid = rid or run_id(study, params)
     rd = RunDir(Path(root)/study/rid)
@@ -444,7 +457,7 @@ def make_run_dir(
                             + ", ".join(f"{k}: stored {old.get(k)!r} vs new {canon.get(k)!r}" for k in keys))
         check(resume, f"{rd.path}: run exists and resume=False")
         was = stored.get("runtime")
-        if was is not None and was != rt:
+        if was is not None and any(was[k] != rt[k] for k in set(was) & set(rt)):
             print(f"[grok_nb] {rd.path}: reopened with {rt}, started with {was}: resumed numbers may differ",
                   file=sys.stderr)
         return rd
