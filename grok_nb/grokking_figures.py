@@ -229,7 +229,7 @@ def delta_t_figure(table: pd.DataFrame, uids: list):
     the markers (`phenomenon`, `seed`, `crossing` first / sustained / logistic, `x`, `marker`, `color`)."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 0.9 + 0.6 * len(uids)), sharey=True)
     ypos = {u: i for i, u in enumerate(uids)}
-    marks = []
+    marks, never = [], {}
     for _, t in table.iterrows():
         y = ypos[t.phenomenon] + np.random.default_rng(int(t.seed or 0)).uniform(-0.2, 0.2)
         for pre, mk, dy in (("", "o", -0.06), ("s_", "s", 0.06)):
@@ -245,19 +245,17 @@ def delta_t_figure(table: pd.DataFrame, uids: list):
             elif t[pre + "censored"] == "exposed":
                 a1.scatter(t[pre + "upper_bound"], y + dy, marker="<", s=40, facecolors="none", edgecolors=col)
                 marks.append((t.phenomenon, t.seed, crossing, t[pre + "upper_bound"], "<", col))
-            else:                                         # neither split crossed: no Δt, written where 0 is
-                a1.text(0, y + dy, " never", fontsize=6, va="center", color="0.4")
+            else:                                         # neither split crossed: no Δt, counted, written at 0
+                never[(t.phenomenon, dy)] = never.get((t.phenomenon, dy), 0) + 1
                 marks.append((t.phenomenon, t.seed, crossing, None, "never", "0.4"))
         if t.delta_t_logistic is not None and not pd.isna(t.delta_t_logistic):
-            a2.errorbar(
-                t.delta_t_logistic,
-                y,
-                xerr=[[max(0, t.delta_t_logistic - t.ci_low)], [max(0, t.ci_high - t.delta_t_logistic)]],
-                fmt="o",
-                ms=3,
-                color="C2",
-            )
+            # the interval as it is, even where an ill-conditioned bootstrap leaves the estimate outside it
+            if not (pd.isna(t.ci_low) or pd.isna(t.ci_high)): a2.hlines(y, t.ci_low, t.ci_high, color="C2", lw=1.2)
+            a2.scatter(t.delta_t_logistic, y, s=9, color="C2", zorder=3)
             marks.append((t.phenomenon, t.seed, "logistic", t.delta_t_logistic, "o", "C2"))
+    for (u, dy), k in never.items():
+        a1.text(0, ypos[u] + dy, f" never ({k} {'seed' if k == 1 else 'seeds'}, {'sustained' if dy > 0 else 'first'})",
+                fontsize=6, va="center", color="0.4")
     for a in (a1, a2): a.axvline(0, color="grey", lw=0.8)
     a1.set_yticks(range(len(uids)), [short_name(u) for u in uids], fontsize=7)
     a1.set_xlabel("Δt at 0.8 (steps; ○ first, □ sustained crossing; ▷ ◁ a bound: one split never crossed)")
