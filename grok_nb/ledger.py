@@ -326,7 +326,8 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
     dup = sorted({i for i in ids if ids.count(i) > 1})
     check(not dup, f"evaluate_ledger: duplicate claim ids {dup}")
     out, outcomes = [], {}
-    used = {}
+    used = {}                                                            # claim -> the run set it cites
+    first = lambda c: c.source if isinstance(c.source, str) else c.source[0]       # noqa: E731
     def first_run(c):                                                    # the first of c's run sets that was run
         for s in [s for s in ((c.source,) if isinstance(c.source, str) else c.source) if s]:
             if s not in tables: tables[s] = load_table(s, figures)
@@ -335,17 +336,14 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
     for c in claims:
         if c.kind in ("test", "existence", "method", "untestable") and c.evaluate is not None:
             t, src = first_run(c)
-            used[c.id] = src or (c.source if isinstance(c.source, str) else c.source[0])
             o = c.evaluate(t) if t is not None else Outcome(status="not measured")
-            if o.status == "not measured":                               # cite the run set that would measure it
-                used[c.id] = c.source if isinstance(c.source, str) else c.source[0]
+            if o.status != "not measured": used[c.id] = src              # else: the run set that would measure it
         elif c.kind == "untestable" or (c.evaluate is None and c.kind != "derived"):
             o = Outcome(status="not testable here")
         else:                                                            # derived: after the tests; it cites
             o, src = None, first_run(c)[1]                               # the first of its run sets that was run
             if src: used[c.id] = src
         outcomes[c.id] = o
-    first = lambda c: c.source if isinstance(c.source, str) else c.source[0]       # noqa: E731
     rows = {c.id: dict(id=c.id, study=c.study, short=c.short, paper=c.paper, paper_result=c.paper_result,
                        measure=c.measure, source=used.get(c.id, first(c)), figure=_figure(used.get(c.id, first(c)),
                        c.figure, figures), command=c.command, kind=c.kind) for c in claims}
