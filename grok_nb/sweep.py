@@ -554,13 +554,16 @@ def publish_summaries(runs_dir=None, figures_dir=None, studies=None) -> list[Pat
 
 # %% ../nbs/90_sweep.ipynb #e9ed6443
 def write_run_info(figures_dir, runs: int, seconds: float, command: str, resumed: int = 0) -> Path:
-    """Record a run set's size and wall time in `<figures_dir>/summaries/run_info.json` (date, cores, machine);
-    `resumed`, where > 0, is how many of the runs an earlier call had finished, so the time covers the others."""
-    import platform, datetime
+    """Record a run set's size and wall time in `<figures_dir>/summaries/run_info.json` (date, cores, machine, and
+    the instruction set of torch's CPU kernels, `cpu_capability`: runs repeat bit for bit only on the same one, so a
+    profile run in parts on several machines says which part ran where); `resumed`, where > 0, is how many of the
+    runs an earlier call had finished, so the time covers the others."""
+    import platform, datetime, torch
     p = Path(figures_dir) / "summaries" / "run_info.json"
     p.parent.mkdir(parents=True, exist_ok=True)
     info = dict(runs=int(runs), wall_seconds=round(float(seconds)), command=command,
                 date=datetime.date.today().isoformat(), cores=os.cpu_count(), machine=platform.machine(),
+                cpu_capability=torch.backends.cpu.get_cpu_capability(),
                 **({"resumed": int(resumed)} if resumed else {}))
     save_json(info, p)
     return p
