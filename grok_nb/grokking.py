@@ -202,15 +202,16 @@ def _logistic(x, a, b, mid, log_width):
 
 def fit_logistic(steps, accuracy) -> dict:
     """Least-squares logistic `lo + (hi-lo)*sigmoid((step-midpoint)/width)` to an accuracy curve (values in [0, 1]);
-    `ok` is False when the fit failed, the curve is flat or the fitted width is past float range (a flat fit), and
-    `in_range` True when the midpoint lies within the checkpoints."""
+    `ok` is False when the fit failed, the curve is flat or the fitted width is past float range (a flat fit),
+    `in_range` True when the midpoint lies within the checkpoints, and `rise` the fitted curve's change from the first
+    to the last checkpoint (`hi - lo` is its asymptotic range, which a wide fit reaches far outside them)."""
     from scipy.optimize import curve_fit, OptimizeWarning
     from scipy.special import expit, logit
     steps, y = _steps_curve(steps, accuracy, "fit_logistic")
     check(bool(((y >= 0) & (y <= 1)).all()), "fit_logistic: accuracies must lie in [0, 1]")
     s0, span = float(steps[0]), float(steps[-1] - steps[0])
     x = (steps - s0) / span
-    nan = dict(lo=math.nan, hi=math.nan, midpoint=math.nan, width=math.nan, ok=False, in_range=False)
+    nan = dict(lo=math.nan, hi=math.nan, midpoint=math.nan, width=math.nan, ok=False, in_range=False, rise=math.nan)
     if np.ptp(y) < 1e-12 or len(y) < 5: return nan                      # flat, or too few checkpoints for 4 parameters
     lo0, hi0 = (y.min(), y.max()) if y[-1] >= y[0] else (y.max(), y.min())
     half = (lo0 + hi0) / 2
@@ -234,6 +235,7 @@ def fit_logistic(steps, accuracy) -> dict:
         width=float(math.exp(p[3]) * span),
         ok=True,
         in_range=bool(steps[0] <= mid <= steps[-1]),
+        rise=float(_logistic(1.0, *p) - _logistic(0.0, *p)),            # x = 0, 1: the first and the last checkpoint
     )
 
 # %% ../nbs/grokking/11_grokking.ipynb #4fe9c06a
@@ -339,7 +341,8 @@ def grokking_headline(phenomena: dict, final_accuracy: float) -> dict:
 def delay_table(runs) -> pd.DataFrame:
     """One row per (run, phenomenon) with a Δt, from `(run_id, seed, steps, results)` tuples of finished runs: the
     first-crossing columns, the sustained ones prefixed `s_` (each with both one-sided null p-values and the null's
-    upper quantiles `null_q90` ...: the detectable Δt), the logistic Δt and its interval, the threshold-free `gap`
+    upper quantiles `null_q90` ...: the detectable Δt), the logistic Δt and its interval, the transition with the
+    rise of the unexposed split's fitted curve within the checkpoints (`transition_rise`), the threshold-free `gap`
     with its interval and null p-value, `at_ceiling`, the split sizes (`n_exposed_matched` ... where the run matched
     on frequency) and the match's standardized differences."""
     rows = []
@@ -353,6 +356,7 @@ def delay_table(runs) -> pd.DataFrame:
                    "smd_after": m.get("smd_after"), "max_gap": m.get("max_gap"),
                    "delta_t_logistic": lg.get("delta_t"), "ci_low": lg.get("ci_low"), "ci_high": lg.get("ci_high"),
                    "transition_step": p.get("transition_step"), "eval_interval": p.get("eval_interval"),
+                   "transition_rise": (lg.get("fit_unexposed") or {}).get("rise"),
                    "margin_exposed": p["final_margin"]["exposed"], "margin_unexposed": p["final_margin"]["unexposed"],
                    "last_step": p["delay"].get("last_step"), "at_ceiling": p.get("at_ceiling"),
                    "n_null": (p.get("null") or {}).get("n")}

@@ -40,10 +40,11 @@ def eval_interval(steps, t) -> float | None:
 
 # %% ../nbs/grokking/11a_phenomena.ipynb #ff58eb1d
 def transition_step(result: dict, min_rise: float = 0.15) -> float | None:
-    "A phenomenon's transition: its unexposed split's logistic midpoint (fitted, in range, rising >= `min_rise`)."
+    """A phenomenon's transition: its unexposed split's logistic midpoint (fitted, in range, and the fitted curve
+    rising >= `min_rise` from the first to the last checkpoint)."""
     fit = (result.get("logistic") or {}).get("fit_unexposed") or {}
     if not (fit.get("ok") and fit.get("in_range")): return None
-    return float(fit["midpoint"]) if fit["hi"] - fit["lo"] >= min_rise else None
+    return float(fit["midpoint"]) if fit["rise"] >= min_rise else None
 
 # %% ../nbs/grokking/11a_phenomena.ipynb #cf850611
 def before_after(steps, values, t) -> dict:
