@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 from .core import (GrokError, check, run_id, save_json, load_json, atomic_write, PROJECT_ROOT, RunDir,
-    make_run_dir, runs_root, figures_root, workspace, append_jsonl, read_jsonl)
+    make_run_dir, runs_root, figures_root, workspace, append_jsonl, read_jsonl, runtime_info)
 from .params import Rule, PathSpec, check_params, resolve_paths, StudySpec, COMMON_RULES
 from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RETRY, BAD_STATUSES
 
@@ -558,12 +558,12 @@ def write_run_info(figures_dir, runs: int, seconds: float, command: str, resumed
     the instruction set of torch's CPU kernels, `cpu_capability`: runs repeat bit for bit only on the same one, so a
     profile run in parts on several machines says which part ran where); `resumed`, where > 0, is how many of the
     runs an earlier call had finished, so the time covers the others."""
-    import platform, datetime, torch
+    import platform, datetime
     p = Path(figures_dir) / "summaries" / "run_info.json"
     p.parent.mkdir(parents=True, exist_ok=True)
     info = dict(runs=int(runs), wall_seconds=round(float(seconds)), command=command,
                 date=datetime.date.today().isoformat(), cores=os.cpu_count(), machine=platform.machine(),
-                cpu_capability=torch.backends.cpu.get_cpu_capability(),
+                cpu_capability=runtime_info("cpu")["cpu_capability"],          # as each CPU run's params.json
                 **({"resumed": int(resumed)} if resumed else {}))
     save_json(info, p)
     return p
