@@ -226,10 +226,15 @@ def frequency_match_figure(results: dict, table: pd.DataFrame, uids: list):
 def delta_t_figure(table: pd.DataFrame, uids: list):
     """Δt per phenomenon and run (rows of `phenomena.phenomenon_table`): first (circles) and sustained (squares)
     crossings, left; logistic-midpoint Δt with its 95% interval, right. Rows jittered by seed. Data: a DataFrame of
-    the markers (`phenomenon`, `seed`, `crossing` first / sustained / logistic, `x`, `marker`, `color`)."""
+    the markers (`phenomenon`, `seed`, `crossing` first / sustained / logistic, `x`, `marker`, `color`). Where the
+    table has `last_step` and an interval or midpoint leaves ± the window, the right panel is cut at ± the window
+    (× 1.02), a midpoint outside it drawn as an arrow at the edge: one ill-conditioned fit would otherwise set the
+    scale and squeeze every other interval to a line."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 0.9 + 0.6 * len(uids)), sharey=True)
     ypos = {u: i for i, u in enumerate(uids)}
     marks, never = [], {}
+    win = float(table["last_step"].max()) if "last_step" in table and table["last_step"].notna().any() else None
+    cut = False
     for _, t in table.iterrows():
         y = ypos[t.phenomenon] + np.random.default_rng(int(t.seed or 0)).uniform(-0.2, 0.2)
         for pre, mk, dy in (("", "o", -0.06), ("s_", "s", 0.06)):
@@ -251,7 +256,12 @@ def delta_t_figure(table: pd.DataFrame, uids: list):
         if t.delta_t_logistic is not None and not pd.isna(t.delta_t_logistic):
             # the interval as it is, even where an ill-conditioned bootstrap leaves the estimate outside it
             if not (pd.isna(t.ci_low) or pd.isna(t.ci_high)): a2.hlines(y, t.ci_low, t.ci_high, color="C2", lw=1.2)
-            a2.scatter(t.delta_t_logistic, y, s=9, color="C2", zorder=3)
+            x = float(t.delta_t_logistic)
+            cut |= win is not None and (abs(x) > win or (not pd.isna(t.ci_low) and t.ci_low < -win)
+                                        or (not pd.isna(t.ci_high) and t.ci_high > win))
+            if win is not None and abs(x) > win:
+                a2.scatter(np.sign(x) * win, y, marker=">" if x > 0 else "<", s=20, color="C2", zorder=3)
+            else: a2.scatter(x, y, s=9, color="C2", zorder=3)
             marks.append((t.phenomenon, t.seed, "logistic", t.delta_t_logistic, "o", "C2"))
     for (u, dy), k in never.items():
         a1.text(0, ypos[u] + dy, f" never ({k} {'seed' if k == 1 else 'seeds'}, {'sustained' if dy > 0 else 'first'})",
@@ -261,7 +271,8 @@ def delta_t_figure(table: pd.DataFrame, uids: list):
     a1.set_xlabel("Δt at 0.8 (steps; ○ first, □ sustained crossing; ▷ ◁ a bound: one split never crossed)")
     a1.set_title("per seed; red: that seed's random-split p < 0.05 (uncorrected; the ledger combines the seeds)",
                  fontsize=7)
-    a2.set_xlabel("Δt of logistic midpoints (steps, 95% CI)")
+    a2.set_xlabel("Δt of logistic midpoints (steps, 95% CI" + ("; cut at ± the window)" if cut else ")"))
+    if cut: a2.set_xlim(-1.02 * win, 1.02 * win)
     fig.tight_layout()
     return fig, pd.DataFrame(marks, columns=["phenomenon", "seed", "crossing", "x", "marker", "color"])
 
