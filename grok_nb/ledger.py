@@ -19,15 +19,16 @@ from .sweep import run_info, write_run_info, wall_text, duration_text
 from .compartment_tables import text_steps
 
 # %% auto #0
-__all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'CLAIMS_A', 'B_HEADS', 'B_ARCH', 'B_SUITE',
-           'B_PATCH', 'B_LAGS', 'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT',
-           'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL',
-           'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT',
-           'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table',
-           'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates',
-           'success_rate', 'paired_shift', 'trend', 'noting', 'evaluate_ledger', 'detectable_delta', 'exposure_delay',
-           'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'learned_tax', 'posthoc_convergence',
-           'translation_learned', 'run_set_info', 'run_set_time', 'readme_table', 'study_page', 'write_ledger']
+__all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'A3B_TABLE', 'A3B_CMD', 'CLAIMS_A', 'B_HEADS',
+           'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS', 'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B',
+           'C_TAX', 'C_INIT', 'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH',
+           'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C',
+           'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths',
+           'save_table', 'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim', 'censored_steps',
+           'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'evaluate_ledger', 'detectable_delta',
+           'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'learned_tax',
+           'posthoc_convergence', 'translation_learned', 'run_set_info', 'run_set_time', 'readme_table', 'study_page',
+           'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -62,7 +63,8 @@ def table_path(source: str, figures=None) -> Path:
     return (root / "summaries" if run_set == "demo" else root / run_set / "summaries") / f"{name}.csv"
 
 # %% ../nbs/92_ledger.ipynb #5fefaf60
-RUN_PARTS = (("a2", "a2b"), ("c-infonce2", "c-infonce2b"), ("c-posthoc", "c-posthoc2", "c-posthoc3"),
+RUN_PARTS = (("a2", "a2b"), ("a-catchup", "a-catchup2"), ("c-infonce2", "c-infonce2b"),
+             ("c-posthoc", "c-posthoc2", "c-posthoc3"),
              ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 21))))
 
 def table_parts(run_set: str) -> list[str]:
@@ -510,6 +512,10 @@ A_PHENOMENA = {"sv": ("regular_plural_subject_verb_agreement_1", "subject–verb
                "anaphor": ("anaphor_number_agreement", "anaphor number agreement"),
                "participle": ("irregular_past_participle_verbs", "irregular past participles")}
 A_CMD = "make profile-a2 profile-a2b (profile a: make profile-a; the demo: make demo)"
+# A3b's own run set (16 fresh seeds of a2's design in two parts, fixed before they ran; read from part 2, whose table
+# is the union of both): until part 2 has run, A3b reads a2 + a2b like the other claims of study A
+A3B_TABLE = ("profile-a-catchup2/grokking_runs", *A_TABLE)
+A3B_CMD = "make profile-a-catchup profile-a-catchup2 (until both have run: make profile-a2 profile-a2b)"
 
 def _a_units(t: pd.DataFrame, testable: bool = True) -> pd.DataFrame:
     "Study A's (run, phenomenon) units of the main design; with `testable`, not at ceiling."
@@ -567,9 +573,9 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
           of_interest=0.05, of_interest_text="5 accuracy points", figure="grokking_dose.png", command=A_CMD),
     Claim("A3b", "A", "the unexposed split still generalizes later (delayed generalization)",
           "share of units with the exposed split first whose unexposed split reaches a sustained 0.8 within the "
-          "window, per run, minus ½; signed-rank over runs", A_TABLE, catch_up, of_interest=0.4,
+          "window, per run, minus ½; signed-rank over runs", A3B_TABLE, catch_up, of_interest=0.4,
           of_interest_text="a catch-up rate of 0.9 (0.4 above ½)", figure="grokking_accuracy_splits.png",
-          command=A_CMD),
+          command=A3B_CMD),
     Claim("A4", "A", "the AUROC of grammatical concept vectors rises during pre-training",
           "held-out probe AUROC at the last minus the first analysed checkpoint, per (run, phenomenon), averaged per "
           "run; signed-rank over runs", A_TABLE,
@@ -1089,6 +1095,10 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-a2": ("make profile-a2", "study A: the delay and its closing, ≥ 6 seeds to a horizon where both splits "
                    "cross"),
     "profile-a": ("make profile-a", "study A: 4 seeds × 1,000 steps and the design search"),
+    "profile-a-catchup": ("make profile-a-catchup", "study A's catch-up test (A3b), part 1: a2's design at fresh "
+                          "seeds 10-17"),
+    "profile-a-catchup2": ("make profile-a-catchup profile-a-catchup2", "study A's catch-up test (A3b) alone: a2's "
+                           "design at fresh seeds 10-25 (two parts), fixed before it ran, not pooled with a2 + a2b"),
     "profile-b-heads": ("make profile-b-heads", "study B: heads × S, 128 heads of 1, sparsity; 8 seeds, one budget"),
     "profile-b-arch": ("make profile-b-arch", "study B: bias, depth, MLP-Mixer, pre-pretraining; 8 seeds, one budget"),
     "profile-b-headdim": ("make profile-b-headdim", "study B: head dimension on the automaton (64 of 1, 16 of 4 at "
