@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from .core import GrokError, check, runs_root, figures_root, canonical_params, PROJECT_ROOT
 from .sweep import (grid, study_notebooks, report_notebooks, study_defaults, resolve_params, run_study, sweep,
-    run_plan, run_reports, publish_summaries, study_rules, runs_folder, runs_status,
+    run_plan, run_reports, publish_summaries, study_rules, runs_folder, runs_status, run_path,
     record_run_set, wall_text, DEFAULT_TIMEOUT_MIN)
 from .status import BAD_STATUSES
 
@@ -18,8 +18,8 @@ from .status import BAD_STATUSES
 __all__ = ['PROFILES_DIR', 'DESIGNS_FILE', 'GROKKING_DESIGN', 'EMERGENCE_SUITE', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
            'COMPARTMENTS_CAPACITY', 'PROFILE_FIELDS', 'GROUP_FIELDS', 'PROFILES', 'PROFILE_RUNS', 'profiles_dir',
            'read_yaml', 'check_params_mapping', 'load_designs', 'design', 'demo_jobs', 'demo', 'expand_grid', 'Profile',
-           'load_profile', 'profile_jobs', 'load_profiles', 'run_profile', 'profile_table', 'parse_params',
-           'study_names', 'describe_params', 'main']
+           'load_profile', 'profile_jobs', 'load_profiles', 'profile_run_ids', 'report_run_ids', 'run_profile',
+           'profile_table', 'parse_params', 'study_names', 'describe_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #56d70387
 PROFILES_DIR = PROJECT_ROOT / "profiles"
@@ -281,12 +281,29 @@ _LOADED = load_profiles()
 PROFILES = {n: (functools.partial(profile_jobs, n), p.reports) for n, p in _LOADED.items()}
 PROFILE_RUNS = {n: p.runs for n, p in _LOADED.items() if p.runs != n}   # profiles run in another's folder
 
+# %% ../nbs/90a_jobs.ipynb #849ca4e9
+def profile_run_ids(name: str) -> list[str]:
+    "The run ids of profile `name`'s jobs, in order: the folders `run_plan` writes them to (`sweep.run_path`)."
+    defaults, out = {}, []
+    for st, p in profile_jobs(name):
+        if st not in defaults: defaults[st] = study_defaults(st)
+        out.append(run_path(st, resolve_params(st, p, defaults[st])).name)
+    return out
+
+def report_run_ids(name: str) -> list[str] | None:
+    """The runs profile `name`'s reports read: for a part of a profile in parts (`ledger.RUN_PARTS`), the runs of the
+    parts up to it, in order; None (every run in its folder) for any other profile."""
+    from grok_nb.ledger import RUN_PARTS
+    parts = next((p for p in RUN_PARTS if name in p), None)
+    return None if parts is None else [i for n in parts[: parts.index(name) + 1] for i in profile_run_ids(n)]
+
 # %% ../nbs/90a_jobs.ipynb #88a1040a
 def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) -> int:
     """Run profile `name` (`profiles/<name>.yaml`, read and checked before anything runs): its jobs through one pool
     into `runs/profile-<name>/` (or the folder of the profile its `runs:` names), then its reports into
     `figures/profile-<name>/`; prints the summaries and records the wall time (`record_run_set`: not when every run
-    had finished before the call). Returns 1 if a run or report failed."""
+    had finished before the call). The reports read the runs `report_run_ids` names. Returns 1 if a run or report
+    failed."""
     prof = load_profile(name)
     jobs, studies = profile_jobs(name, check_params=True), prof.reports
     runs_dir = Path(runs_dir or runs_root() / f"profile-{prof.runs}")
@@ -297,7 +314,7 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) ->
     for r in df[df.status.isin(BAD_STATUSES)].itertuples():
         print(f"[profile {name}] FAILED {r.study} {r.run_id}: {r.error}")
     t_runs = time.time() - t0
-    failed = run_reports(runs_dir, figures_dir, studies=studies, workers=workers)
+    failed = run_reports(runs_dir, figures_dir, studies=studies, workers=workers, run_ids=report_run_ids(name))
     print(
         f"\n[profile {name}] {len(jobs)} runs in {t_runs / 60:.1f} min, reports {(time.time() - t0 - t_runs) / 60:.1f} "
         "min; "

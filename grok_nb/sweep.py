@@ -401,16 +401,18 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
     return df
 
 # %% ../nbs/90_sweep.ipynb #5fc04d6c
-def load_runs(study: str, runs_dir=None, warn: bool = True) -> pd.DataFrame:
+def load_runs(study: str, runs_dir=None, warn: bool = True, run_ids=None) -> pd.DataFrame:
     """One tidy row per run of `study`: run_id, status, parameters (`p_<name>`; a parameter a run predates has its
-    neutral value, `neutral_params`), scalar results and timings (`r_<name>`, flattened). When there is no run, it
-    warns (`warn`) naming the folder it searched: a call from another working directory looks in that one's
-    workspace (`core.workspace`), so pass `runs_dir`."""
+    neutral value, `neutral_params`), scalar results and timings (`r_<name>`, flattened); with `run_ids`, only those
+    runs (a profile's own, where several profiles share a folder). When there is no run, it warns (`warn`) naming
+    the folder it searched: a call from another working directory looks in that one's workspace
+    (`core.workspace`), so pass `runs_dir`."""
     base = runs_folder(runs_dir)
     root = base / study
+    keep = None if run_ids is None else set(run_ids)
     rows = []
     for d in sorted(root.glob("*")) if root.exists() else []:
-        if not d.is_dir() or d.name.startswith("_"): continue
+        if not d.is_dir() or d.name.startswith("_") or (keep is not None and d.name not in keep): continue
         st = load_json(d/"status.json") if (d/"status.json").exists() else {}
         params = st.get("params") or (
             load_json(d / "params.json").get("params", {}) if (d / "params.json").exists() else {}
@@ -611,17 +613,20 @@ def _run_report(nb: str, out: str, cwd: str, parameters: dict) -> str | None:
     except Exception as e:
         return f"{getattr(e, 'ename', type(e).__name__)}: {getattr(e, 'evalue', e)}"
 
-def run_reports(runs_dir=None, figures_dir=None, studies=None, workers: int = 2, reports_dir=None) -> list[str]:
+def run_reports(runs_dir=None, figures_dir=None, studies=None, workers: int = 2, reports_dir=None,
+                run_ids=None) -> list[str]:
     """Execute the report notebooks (`report_notebooks(reports_dir)`: `nbs/<folder>/report_<name>.ipynb`; all, or
     those named in `studies`) with papermill (cwd the notebook's folder) into `<runs_dir>/_reports/<name>.ipynb`,
     `workers` at a time (each its own kernel; they write different figures); returns the executed copies' names
-    (`<name>.ipynb`) of the ones that failed, in name order."""
+    (`<name>.ipynb`) of the ones that failed, in name order. With `run_ids` the reports read only those runs of
+    `runs_dir` (their `run_ids` parameter, passed to `load_runs`); without, every run there."""
     from concurrent.futures import ProcessPoolExecutor
     reps = report_notebooks(reports_dir)
     out = Path(runs_dir or runs_root()) / "_reports"
     out.mkdir(parents=True, exist_ok=True)
     params = {"runs_dir": str(Path(runs_dir or runs_root()).resolve()),
               "figures_dir": str(Path(figures_dir or figures_root()).resolve())}
+    if run_ids is not None: params["run_ids"] = list(run_ids)
     names = [n for n in sorted(reps) if studies is None or n in studies]
     args = [(str(reps[n]), str(out / f"{n}.ipynb"), str(reps[n].parent), params) for n in names]
     if workers <= 1 or len(args) <= 1: errors = [_run_report(*a) for a in args]
