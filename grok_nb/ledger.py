@@ -20,15 +20,15 @@ from .compartment_tables import text_steps
 
 # %% auto #0
 __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'A3B_TABLE', 'A3B_CMD', 'CLAIMS_A', 'B_HEADS',
-           'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS', 'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'CLAIMS_B',
-           'C_TAX', 'C_INIT', 'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH',
-           'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C',
-           'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns', 'relative_paths',
-           'save_table', 'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim', 'censored_steps',
-           'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'evaluate_ledger', 'detectable_delta',
-           'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'learned_tax',
-           'posthoc_convergence', 'translation_learned', 'run_set_info', 'run_set_time', 'readme_table', 'study_page',
-           'write_ledger']
+           'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS', 'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A',
+           'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS',
+           'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION',
+           'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns',
+           'relative_paths', 'save_table', 'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim',
+           'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'evaluate_ledger',
+           'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up',
+           'learned_tax', 'posthoc_convergence', 'translation_learned', 'run_set_info', 'run_set_time', 'readme_table',
+           'study_page', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -600,6 +600,10 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
 
 # %% ../nbs/92_ledger.ipynb #1dfb4cdd
 B_HEADS = ("profile-b-heads/sparse_attention_runs",)
+# B11's own run set (20 fresh seeds of b-heads' 128 heads of 1, fixed before they ran, its own runs folder): read
+# alone, not pooled with b-heads' 8; until it has run, B11 reads b-heads
+B11_TABLE = ("profile-b-heads128/sparse_attention_runs", *B_HEADS)
+B11_CMD = "make profile-b-heads128 (until it has run: make profile-b-heads)"
 # b-arch and b-headdim run in b-heads' runs folder, so the later profile's table holds the earlier one's runs too
 B_ARCH = ("profile-b-headdim/sparse_attention_runs", "profile-b-arch/sparse_attention_runs",
           "demo/sparse_attention_runs")
@@ -732,10 +736,10 @@ CLAIMS_B += [
                  dict(LM, n_cells=8, sparsity=2, n_heads=1, d_head=64),
                  figure="sparse_attention_vs_n_heads.png", command=B_CMD_H),
     Claim("B11", "B", "on the linear map many small heads (H = 128, d_head = 1) succeed",
-          "solved within the budget, 128 heads of 1 (d 128, S 12, s = 2); exact binomial against ½", B_HEADS,
+          "solved within the budget, 128 heads of 1 (d 128, S 12, s = 2); exact binomial against ½", B11_TABLE,
           success_rate(dict(LM, n_cells=12, sparsity=2, n_heads=128, d_head=1)), of_interest=0.9,
           of_interest_text="a success rate of 0.9", figure="sparse_attention_vs_d_head.png",
-          command=B_CMD_H),
+          command=B11_CMD),
     _steps_claim("B11b", "on cellular automata a minimum head dimension is needed", "steps to solve (censored), "
                  "4 heads of 16 vs 64 heads of 1 (d 64) on the 4-rule automaton, 2 layers", B_ARCH,
                  dict(CA, n_layers=2), dict(CA, n_layers=2, n_heads=64, d_head=1),
@@ -1100,6 +1104,8 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-a-catchup2": ("make profile-a-catchup profile-a-catchup2", "study A's catch-up test (A3b) alone: a2's "
                            "design at fresh seeds 10-25 (two parts), fixed before it ran, not pooled with a2 + a2b"),
     "profile-b-heads": ("make profile-b-heads", "study B: heads × S, 128 heads of 1, sparsity; 8 seeds, one budget"),
+    "profile-b-heads128": ("make profile-b-heads128", "study B's many-tiny-heads test (B11) alone: b-heads' 128 heads "
+                           "of 1 at fresh seeds 8-27, fixed before it ran, not pooled with b-heads"),
     "profile-b-arch": ("make profile-b-arch", "study B: bias, depth, MLP-Mixer, pre-pretraining; 8 seeds, one budget"),
     "profile-b-headdim": ("make profile-b-headdim", "study B: head dimension on the automaton (64 of 1, 16 of 4 at "
                           "d 64); 8 seeds, one budget"),
