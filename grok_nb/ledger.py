@@ -738,7 +738,7 @@ CLAIMS_B += [
     Claim("B11", "B", "on the linear map many small heads (H = 128, d_head = 1) succeed",
           "solved within the budget, 128 heads of 1 (d 128, S 12, s = 2); exact binomial against ½", B11_TABLE,
           success_rate(dict(LM, n_cells=12, sparsity=2, n_heads=128, d_head=1)), of_interest=0.9,
-          of_interest_text="a success rate of 0.9", figure="sparse_attention_vs_d_head.png",
+          of_interest_text="a success rate of 0.9", figure="sparse_attention_loss_curves.png",
           command=B11_CMD),
     _steps_claim("B11b", "on cellular automata a minimum head dimension is needed", "steps to solve (censored), "
                  "4 heads of 16 vs 64 heads of 1 (d 64) on the 4-rule automaton, 2 layers", B_ARCH,
