@@ -111,11 +111,26 @@ def _all_signs(n: int) -> np.ndarray:
     M.flags.writeable = False
     return M
 
+def _signed_rank_null(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The exact null distribution of the signed-rank statistic (the sum of the ranks `r` given a + sign, each sign a
+    fair coin): `(values, probabilities)`. Midranks are multiples of ½, so the sums of the doubled ranks are integers
+    and one pass of dynamic programming over them counts every one of the 2^n sign patterns, for any n."""
+    r2 = np.rint(2 * np.asarray(r, float)).astype(int)
+    check(bool(np.allclose(r2, 2 * np.asarray(r, float))), "_signed_rank_null: ranks must be multiples of 1/2")
+    prob = np.zeros(int(r2.sum()) + 1)
+    prob[0] = 1.0
+    for x in r2:
+        prob[x:] = 0.5 * prob[x:] + 0.5 * prob[:len(prob) - x].copy()
+        prob[:x] *= 0.5
+    return np.arange(len(prob)) / 2, prob
+
 def signed_rank_test(d, alternative: str = "greater", max_exact: int = 2**20, n_perm: int = 200_000,
                      n_boot: int = 2000, seed: int = 0) -> dict:
-    """Exact (or Monte Carlo) sign-flip test of the Wilcoxon signed-rank statistic that the differences `d` are
-    shifted above zero (`alternative='greater'`) or below ('less'). Returns `p`, `p_less`, `p_greater`,
-    `p_two_sided`, `n` (non-zero differences), `exact`, `median` with a 95% bootstrap `ci`."""
+    """Exact sign-flip test of the Wilcoxon signed-rank statistic that the differences `d` are
+    shifted above zero (`alternative='greater'`) or below ('less'): the 2^n sign patterns enumerated when there are at
+    most `max_exact`, else their distribution counted by dynamic programming (`_signed_rank_null`), exact for any n
+    (`n_perm` is kept for callers and unused). Returns `p`, `p_less`, `p_greater`, `p_two_sided`, `n` (non-zero
+    differences), `exact` (always True), `median` with a 95% bootstrap `ci`."""
     check(alternative in ("less", "greater"), f"signed_rank_test: alternative 'less' or 'greater', not {alternative!r}")
     d = np.asarray(d, float)
     check(not np.isnan(d).any(), "signed_rank_test: NaN difference")
@@ -130,12 +145,15 @@ def signed_rank_test(d, alternative: str = "greater", max_exact: int = 2**20, n_
         return dict(p=1.0, p_less=1.0, p_greater=1.0, p_two_sided=1.0, n=0, exact=True, median=med, ci=ci)
     r = _st.rankdata(np.abs(nz))
     obs = float(r[nz > 0].sum())
-    exact = 2 ** len(nz) <= max_exact
-    signs = _all_signs(len(nz)) if exact else (rng.random((n_perm, len(nz))) < 0.5).astype(np.float32)
-    null = signs @ r.astype(np.float32)
-    p_less, p_greater = _perm_p(null, obs, "le", exact), _perm_p(null, obs, "ge", exact)
+    if 2 ** len(nz) <= max_exact:
+        null = _all_signs(len(nz)) @ r.astype(np.float32)
+        p_less, p_greater = _perm_p(null, obs, "le", True), _perm_p(null, obs, "ge", True)
+    else:
+        vals, prob = _signed_rank_null(r)
+        p_less = float(min(1.0, prob[vals <= obs + 1e-9].sum()))
+        p_greater = float(min(1.0, prob[vals >= obs - 1e-9].sum()))
     return dict(p=p_greater if alternative == "greater" else p_less, p_less=p_less, p_greater=p_greater,
-                p_two_sided=min(1.0, 2 * min(p_less, p_greater)), n=len(nz), exact=exact, median=med, ci=ci)
+                p_two_sided=min(1.0, 2 * min(p_less, p_greater)), n=len(nz), exact=True, median=med, ci=ci)
 
 # %% ../nbs/07_stats.ipynb #5c22d864
 def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -170,14 +188,34 @@ def fisher_test(k_a: int, n_a: int, k_b: int, n_b: int, alternative: str = "grea
                 p_two_sided=min(1.0, 2 * min(hi, lo)), estimate=d, ci=ci, n_a=n_a, n_b=n_b)
 
 # %% ../nbs/07_stats.ipynb #85bb68ab
+def _arrangements(labels) -> list[tuple]:
+    "Every distinct ordering of the multiset `labels` (the relabellings of one block of a permutation test)."
+    vals, counts = np.unique(np.asarray(labels), return_counts=True)
+    out, cur = [], []
+    def rec(left):
+        if not left.any(): out.append(tuple(cur)); return
+        for j in np.flatnonzero(left):
+            cur.append(vals[j]); left[j] -= 1
+            rec(left)
+            cur.pop(); left[j] += 1
+    rec(counts.copy())
+    return out
+
+def _n_arrangements(labels) -> int:
+    "How many distinct orderings the multiset `labels` has (the multinomial coefficient)."
+    counts = np.unique(np.asarray(labels), return_counts=True)[1]
+    return math.factorial(int(counts.sum())) // math.prod(math.factorial(int(c)) for c in counts)
+
 def trend_test(values, groups, censored=None, strata=None, alternative: str = "increasing", n_perm: int = 20_000,
-               seed: int = 0, clusters=None) -> dict:
+               seed: int = 0, clusters=None, max_exact: int = 100_000) -> dict:
     """Jonckheere–Terpstra test that `values` increase (or decrease) with the ordered `groups` (numbers), right
     censoring allowed, relabelling within `strata`. `clusters` (optional, one id per value): values of one cluster
     (e.g. one model scored on several tasks) share their group and are relabelled together, not as independent
     units; the clusters' groups are permuted within the strata when each cluster lies in one stratum, else among
     all clusters (the strata then only choose which pairs are compared). `p`, `p_increasing`, `p_decreasing`,
-    `p_two_sided`, `statistic` (positive = increasing), `n`, `n_clusters`."""
+    `p_two_sided`, `statistic` (positive = increasing), `n`, `n_clusters`, `exact` (every distinct relabelling
+    enumerated, when there are at most `max_exact`; else `n_perm` random ones) and `mc_se`, the Monte Carlo standard
+    error of the two-sided p (0 when exact)."""
     check(alternative in ("increasing", "decreasing"), f"trend_test: alternative must be 'increasing' or 'decreasing'")
     v, c = as_censored(values, censored)
     g = np.asarray(groups, float)
@@ -205,13 +243,22 @@ def trend_test(values, groups, censored=None, strata=None, alternative: str = "i
                 tot[a:a + step] += np.einsum("pij,ij->p", np.sign(Gb[:, None, :] - Gb[:, :, None]), Db) / 2
         return tot
     obs = float(stats(gk[None])[0])
-    rng = np.random.default_rng(seed)
-    G = np.broadcast_to(gk, (n_perm, len(gk))).copy()
-    for idx in blocks: G[:, idx] = rng.permuted(G[:, idx], axis=1)
+    exact = math.prod(_n_arrangements(gk[idx]) for idx in blocks) <= max_exact
+    if exact:                                                         # every distinct relabelling, once
+        per = [_arrangements(gk[idx]) for idx in blocks]
+        G = np.broadcast_to(gk, (math.prod(len(x) for x in per), len(gk))).copy()
+        for row, combo in enumerate(itertools.product(*per)):
+            for idx, arr in zip(blocks, combo): G[row, idx] = arr
+    else:
+        rng = np.random.default_rng(seed)
+        G = np.broadcast_to(gk, (n_perm, len(gk))).copy()
+        for idx in blocks: G[:, idx] = rng.permuted(G[:, idx], axis=1)
     null = stats(G)
-    p_inc, p_dec = _perm_p(null, obs, "ge", False), _perm_p(null, obs, "le", False)
+    p_inc, p_dec = _perm_p(null, obs, "ge", exact), _perm_p(null, obs, "le", exact)
+    p2 = min(1.0, 2 * min(p_inc, p_dec))
+    se = 0.0 if exact else float(2 * math.sqrt(min(p_inc, p_dec) * (1 - min(p_inc, p_dec)) / len(null)))
     return dict(p=p_inc if alternative == "increasing" else p_dec, p_increasing=p_inc, p_decreasing=p_dec,
-                p_two_sided=min(1.0, 2 * min(p_inc, p_dec)), statistic=obs, n=len(v), n_clusters=len(first))
+                p_two_sided=p2, statistic=obs, n=len(v), n_clusters=len(first), exact=exact, mc_se=se)
 
 # %% ../nbs/07_stats.ipynb #13f01be6
 def fisher_combine(pvalues: Sequence[float]) -> float:
