@@ -13,7 +13,8 @@ site the comments are invisible and the number between them shows.
 
 The results table is a block: everything between `<!-- ledger: table -->` and `<!-- /ledger -->` is the claims
 ledger (`figures/ledger.csv`, written by `grok_nb.ledger.write_ledger`) rendered by `grok_nb.ledger.readme_table`;
-`<!-- ledger: run_sets -->` is the list of run sets the table cites, with their commands and measured wall times.
+`<!-- ledger: run_sets -->` is the list of run sets the table cites, with their commands and measured wall times;
+`<!-- ledger: regimes -->` the scale each study's verdicts were reached at, beside the paper's.
 
 This script writes the summaries' current values and the ledger's blocks into `nbs/index.ipynb`, then converts it to
 `README.md` with nbconvert. With `--check` it writes nothing and exits 1 if a marker or block of `nbs/index.ipynb` or
@@ -80,7 +81,7 @@ def load_ledger(figures: Path):
 
 def render_block(name: str, ledger, figures: Path) -> str:
     "The text of block `name` from the ledger."
-    from grok_nb.ledger import readme_table, RUN_SETS, run_set_time
+    from grok_nb.ledger import readme_table, RUN_SETS, run_set_time, regime_lines
     if ledger is None: raise KeyError(f"block {name!r}: no figures/ledger.csv (run make readme)")
     ledger = ledger.astype(object).where(ledger.notna(), None)
     if name == "table": return readme_table(ledger, {v: k for k, v in README_FIGURES.items()}) + "\n"
@@ -90,6 +91,7 @@ def render_block(name: str, ledger, figures: Path) -> str:
             cmd = RUN_SETS.get(rs, ("?", ""))[0]
             lines.append(f"- `{rs.removeprefix('profile-')}`: `{cmd}` ({run_set_time(rs, figures)})")
         return "\n".join(lines) + "\n"
+    if name == "regimes": return regime_lines(ledger) + "\n"
     raise KeyError(f"unknown ledger block {name!r}")
 
 

@@ -185,6 +185,7 @@ def concepts_and_heads(rd, tok, phr: pd.DataFrame, results: dict, ck_steps, laye
         au, er = [x[uid]["auroc"] for x in series], [x[uid]["effective_rank"] for x in series]
         heads[uid] = phenomenon_heads(an_steps, [x[uid] for x in series], r["transition_step"], head_window, top_k)
         r["concepts"] = {"layer": int(layer), "pool": pool, "n_pairs": len(subsets[uid]), "auroc": au,
+                         "steps": [int(s) for s in an_steps],
                          "effective_rank": er, "auroc_trend": before_after(an_steps, au, r["transition_step"]),
                          "effective_rank_trend": before_after(an_steps, er, r["transition_step"])}
         r["heads"] = heads[uid]

@@ -4,7 +4,7 @@
 
 # %% ../nbs/92_ledger.ipynb #0841973f
 from __future__ import annotations
-import dataclasses, json, math, re
+import dataclasses, datetime, hashlib, json, math, re
 from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
@@ -17,18 +17,25 @@ from .task_eval import select_runs
 from .emergence import size_key
 from .sweep import run_info, write_run_info, wall_text, duration_text
 from .compartment_tables import text_steps
+from .regime import run_set_regime, regime_text, PAPER_REGIMES
 
 # %% auto #0
-__all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'A3B_TABLE', 'A3B_CMD', 'CLAIMS_A', 'B_HEADS',
-           'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_LAGS', 'LM', 'CA', 'H4', 'B_CMD_H', 'B_CMD_A',
-           'B_CMD_S', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS',
-           'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION',
-           'CLAIMS_C', 'CLAIMS', 'SHORT', 'RUN_SETS', 'EARLIER_RUN_SETS', 'STUDY_TITLES', 'scalar_columns',
-           'relative_paths', 'save_table', 'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim',
-           'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'evaluate_ledger',
-           'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up',
-           'learned_tax', 'posthoc_convergence', 'translation_learned', 'run_set_info', 'run_set_time', 'readme_table',
-           'study_page', 'write_ledger']
+__all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'PAPER_SPACING', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'A3B_TABLE', 'A3B_CMD', 'CLAIMS_A',
+           'B_HEADS', 'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_PATCH16', 'B_CONTROL', 'B_LAGS', 'LM',
+           'CA', 'H4', 'CA_ANY_HEADS', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'B_CMD_C', 'CLAIMS_B', 'C_TAX', 'C_INIT',
+           'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL',
+           'C_BIO', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT',
+           'RECORDS', 'ALTERNATIVES', 'RUN_SETS', 'EARLIER_RUN_SETS', 'CODING_COLUMNS', 'TABLE_STUDIES', 'KINDS',
+           'TABLE_HOLDS', 'PYTHIA_REGIME', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table',
+           'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates',
+           'success_rate', 'paired_shift', 'trend', 'noting', 'requires', 'equivalence', 'evaluate_ledger',
+           'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'rank_after',
+           'steps_rows', 'heads_trend', 'compute_matched', 'onsets_by_model', 'patched_k', 'learned_tax',
+           'bio_converged', 'at_plateau', 'translation_learned_at', 'posthoc_convergence', 'translation_learned',
+           'run_set_info', 'run_set_time', 'coding_fingerprint', 'codings_path', 'ran_path', 'read_codings',
+           'coding_record', 'unrecorded_codings', 'record_codings', 'read_ran', 'run_set_ran', 'is_post_hoc',
+           'table_run_sets', 'source_regime', 'regime_lines', 'readme_table', 'study_page', 'project_ledger',
+           'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -64,6 +71,7 @@ def table_path(source: str, figures=None) -> Path:
 
 # %% ../nbs/92_ledger.ipynb #5fefaf60
 RUN_PARTS = (("a2", "a2b"), ("a-catchup", "a-catchup2"), ("c-infonce2", "c-infonce2b"),
+             ("b-headdim", "b-control"), ("b-suite-14m", "b-suite-14m2"),
              ("c-posthoc", "c-posthoc2", "c-posthoc3"),
              ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 21))))
 
@@ -78,15 +86,18 @@ def table_parts(run_set: str) -> list[str]:
 def load_table(source: str, figures=None) -> pd.DataFrame | None:
     """The run table `source` names, or None when that run set has not been run (no file). A later part of a profile
     in parts (`table_parts`) reads the union of its parts' tables: a run's rows (one, or one per phenomenon as in
-    study A's tables) come from the latest part that has that `run_id`."""
+    study A's tables) come from the latest part that has that `run_id` (a table without run ids: that suite member,
+    `size` and `seed`)."""
     if not table_path(source, figures).exists(): return None
     run_set, name = source.split("/")
     ts = [pd.read_csv(p) for p in (table_path(f"{rs}/{name}", figures) for rs in table_parts(run_set)) if p.exists()]
-    if len(ts) > 1 and all("run_id" in x for x in ts):
+    key = next((k for k in (["run_id"], ["size", "seed"]) if all(set(k) <= set(x.columns) for x in ts)), None)
+    if len(ts) > 1 and key is not None:                 # a run: its run_id, or a suite member's (size, seed)
         later = set()
         for i in reversed(range(len(ts))):
             x = ts[i]
-            ts[i], later = x[~x.run_id.isin(later)], later | set(x.run_id)
+            k = x[key].astype(str).agg("|".join, axis=1)
+            ts[i], later = x[~k.isin(later)], later | set(k)
     return pd.concat(ts, ignore_index=True) if len(ts) > 1 else ts[0]
 
 # %% ../nbs/92_ledger.ipynb #dbe05d57
@@ -103,6 +114,7 @@ class Outcome:
     status: str | None = None          # set for rows without a test: 'not measured', 'not testable', 'observed', ...
     of_interest: float | None = None   # overrides the claim's where it depends on the design (e.g. its window)
     short: str = ""                    # the effect in a few characters, for the README's table
+    power: str = ""                    # replaces the power text where the design, not n, is what fails (B7)
 
 @dataclasses.dataclass
 class Claim:
@@ -121,6 +133,11 @@ class Claim:
     short: str = ""                    # the claim in a few words, for the README's table
     paper_result: str = ""             # what the paper found, in a few words
     derive: Callable[[dict], Outcome] | None = None   # kind 'derived': from the other rows' verdicts
+    unit: str = ""                     # the unit of replication: what was randomised (a seed, a model)
+    test: str = ""                     # the test: which, exact or Monte Carlo, one- or two-sided
+    margin: str = ""                   # the margin of a non-inferiority or equivalence claim, with its units
+    of_interest_source: str = ""       # 'paper: "<its words or number>"' or 'ours: <why>'
+    alternatives: dict = dataclasses.field(default_factory=dict)   # name -> evaluate: other codings, declared too
 
 # %% ../nbs/92_ledger.ipynb #aaa156e8
 def _p2(x, fmt: str = ".2f") -> str:
@@ -313,21 +330,76 @@ def noting(evaluate: Callable, note: Callable[[pd.DataFrame], str]) -> Callable:
         return o
     return ev
 
+# %% ../nbs/92_ledger.ipynb #c0a1b2c4
+def requires(evaluate: Callable, condition: Callable[[pd.DataFrame], str]) -> Callable:
+    "`evaluate`, or a 'not testable' outcome with the reason `condition(t)` gives when that is not empty."
+    def ev(t):
+        why = condition(t)
+        if why: return Outcome(status="not testable", detail=why, n=evaluate(t).n)
+        return evaluate(t)
+    return ev
+
+# %% ../nbs/92_ledger.ipynb #c0a1b2c7
+def equivalence(rows: Callable[[pd.DataFrame], pd.DataFrame], diff: Callable[[pd.DataFrame], pd.Series],
+                margin: float, unit: str = "units", fmt: str = "+.3f") -> Callable:
+    "An `evaluate` for \"`diff(rows(t))` lies within ±`margin`\" by two one-sided signed-rank tests (see above)."
+    def evaluate(t):
+        d = rows(t)
+        if d is None or not len(d): return Outcome(status="not measured", n=f"0 {unit}")
+        x = pd.to_numeric(pd.Series(diff(d)), errors="coerce").dropna().to_numpy(float)
+        if not len(x): return Outcome(status="not measured", n=f"0 {unit}")
+        lo, hi = signed_rank_test(x + margin, "greater"), signed_rank_test(x - margin, "less", n_boot=0)
+        p_for = max(lo["p_greater"], hi["p_less"])                     # inside on both sides
+        p_against = min(1.0, 2 * min(lo["p_less"], hi["p_greater"]))    # outside on one side
+        sd = float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
+        med, (a, b) = lo["median"] - margin, (lo["ci"][0] - margin, lo["ci"][1] - margin)
+        return Outcome(n=f"{len(x)} {unit}", effect=f"median {format(med, fmt)} [{format(a, fmt)}, {format(b, fmt)}] "
+                       f"against ±{margin:g}; TOST p {p_for:.3g}; outside the margin p {p_against:.3g}",
+                       p=min(1.0, 2 * min(p_for, p_against)), in_direction=bool(p_for <= p_against),
+                       mde=lambda alpha: mde_shift(len(x), sd, alpha) if np.isfinite(sd) and sd > 0 else math.inf,
+                       of_interest=margin,
+                       short=f"{_p2(med, fmt)} [{_p2(a, fmt)},{_p2(b, fmt)}] ±{margin:g}, n={len(x)}")
+    return evaluate
+
 # %% ../nbs/92_ledger.ipynb #29614b39
-LEDGER_COLUMNS = ["id", "study", "short", "paper", "paper_result", "measure", "source", "n", "budget", "effect", "here",
-                  "p", "p_adjusted", "family", "power", "verdict", "detail", "figure", "command", "kind"]
+LEDGER_COLUMNS = ["id", "study", "short", "paper", "paper_result", "measure", "unit", "test", "margin", "of_interest",
+                  "of_interest_source", "source", "regime", "n", "budget", "effect", "here", "p", "p_adjusted",
+                  "family", "power", "verdict", "alternatives", "flipped_by", "coded", "ran", "post_hoc",
+                  "earlier_verdict", "detail", "figure", "command", "kind"]
 
 def _fmt_p(p) -> str:
     if p is None or (isinstance(p, float) and math.isnan(p)): return "—"
     return f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
 
-def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None = None) -> pd.DataFrame:
-    """One row per claim (`LEDGER_COLUMNS`); `tables` maps a source to a DataFrame to use instead of the file."""
+def _judge(o: Outcome, c: Claim, pa: float, m: int) -> tuple[str, str]:
+    "The verdict and power text of a tested outcome `o` of `c` at Holm-adjusted `pa` in a family of `m`."
+    mde = o.mde(0.025 / m) if pa >= 0.05 and o.mde is not None else None
+    interest = o.of_interest if o.of_interest is not None else c.of_interest
+    v = verdict(pa, bool(o.in_direction), mde, interest)
+    if o.mde is None and pa >= 0.05: v = "underpowered"              # no detectable effect known: no claim of power
+    power = ("—" if pa < 0.05 else o.power if o.power else
+             ((f"detects ≥ {_fmt_eff(mde)}" if math.isfinite(mde) else
+               "no outcome at this n reaches the corrected level")
+              + f" (of interest: {c.of_interest_text or _fmt_eff(interest)})"
+              if mde is not None else o.detail))
+    return v, power
+
+def _tested(o: Outcome | None) -> bool:
+    return o is not None and o.status is None and o.p is not None
+
+def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None = None,
+                    codings: pd.DataFrame | None = None, ran: dict | None = None,
+                    regime: Callable[[str], str] | None = None) -> pd.DataFrame:
+    """One row per claim (`LEDGER_COLUMNS`); `tables` maps a source to a DataFrame to use instead of the file.
+    `codings` (the codings log, `read_codings`) and `ran` (`read_ran`) give each row when its coding was fixed, when
+    its run set ran and whether it is post hoc (left empty without them); `regime(source)` the scale it ran at.
+    Each claim's `alternatives` are evaluated on the same table and judged in the same family, the claim's p replaced
+    by the alternative's (added where the claim has none)."""
     tables = dict(tables or {})
     ids = [c.id for c in claims]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     check(not dup, f"evaluate_ledger: duplicate claim ids {dup}")
-    out, outcomes = [], {}
+    out, outcomes, alts = [], {}, {}
     used = {}                                                            # claim -> the run set it cites
     first = lambda c: c.source if isinstance(c.source, str) else c.source[0]       # noqa: E731
     def first_run(c):                                                    # the first of c's run sets that was run
@@ -340,6 +412,8 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
             t, src = first_run(c)
             o = c.evaluate(t) if t is not None else Outcome(status="not measured")
             if o.status != "not measured": used[c.id] = src              # else: the run set that would measure it
+            alts[c.id] = {k: (ev(t) if t is not None else Outcome(status="not measured"))
+                          for k, ev in c.alternatives.items()}
         elif c.kind == "untestable" or (c.evaluate is None and c.kind != "derived"):
             o = Outcome(status="not testable here")
         else:                                                            # derived: after the tests; it cites
@@ -347,28 +421,37 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
             if src: used[c.id] = src
         outcomes[c.id] = o
     rows = {c.id: dict(id=c.id, study=c.study, short=c.short, paper=c.paper, paper_result=c.paper_result,
-                       measure=c.measure, source=used.get(c.id, first(c)), figure=_figure(used.get(c.id, first(c)),
-                       c.figure, figures), command=c.command, kind=c.kind) for c in claims}
+                       measure=c.measure, unit=c.unit, test=c.test, margin=c.margin,
+                       of_interest=c.of_interest_text or ("" if c.of_interest is None else f"{c.of_interest:.3g}"),
+                       of_interest_source=c.of_interest_source, source=used.get(c.id, first(c)),
+                       figure=_figure(used.get(c.id, first(c)), c.figure, figures), command=c.command, kind=c.kind,
+                       alternatives="", flipped_by="")
+            for c in claims}
     for study in dict.fromkeys(c.study for c in claims):
-        fam = [c for c in claims if c.study == study and c.kind == "test" and outcomes[c.id] is not None
-               and outcomes[c.id].status is None and outcomes[c.id].p is not None]
-        adj = holm([outcomes[c.id].p for c in fam]) if fam else []
+        fam = [c for c in claims if c.study == study and c.kind == "test" and _tested(outcomes[c.id])]
+        ps = [outcomes[c.id].p for c in fam]
+        adj = holm(ps) if fam else []
         m = len(fam)
         for c, pa in zip(fam, adj):
             o = outcomes[c.id]
-            mde = None
-            if pa >= 0.05 and o.mde is not None: mde = o.mde(0.025 / m)
-            interest = o.of_interest if o.of_interest is not None else c.of_interest
-            v = verdict(pa, bool(o.in_direction), mde, interest)
-            if o.mde is None and pa >= 0.05: v = "underpowered"          # no detectable effect known: no claim of power
-            power = ("—" if pa < 0.05 else
-                     ((f"detects ≥ {_fmt_eff(mde)}" if math.isfinite(mde) else
-                       "no outcome at this n reaches the corrected level")
-                      + f" (of interest: {c.of_interest_text or _fmt_eff(interest)})"
-                      if mde is not None
-                      else o.detail))
+            v, power = _judge(o, c, float(pa), m)
             rows[c.id].update(n=o.n, budget=o.budget, effect=o.effect, p=o.p, p_adjusted=float(pa), family=m,
                               power=power, verdict=v, detail=o.detail, here=o.short or o.effect)
+        for c in (c for c in claims if c.study == study and c.kind == "test"):
+            texts, flips = [], []
+            for name, a in alts.get(c.id, {}).items():
+                if _tested(a):                                           # judged in the family, c's p replaced
+                    k = fam.index(c) if c in fam else None
+                    p2 = ps[:k] + [a.p] + ps[k + 1:] if k is not None else ps + [a.p]
+                    pa2 = float(holm(p2)[k if k is not None else len(ps)])
+                    v2 = _judge(a, c, pa2, len(p2))[0]
+                    texts.append(f"{name}: {v2} ({_fmt_p(pa2)}; {a.short or a.effect})")
+                else:
+                    v2 = a.status or "not measured"
+                    texts.append(f"{name}: {v2}" + (f" ({a.detail})" if a.detail else ""))
+                primary = rows[c.id].get("verdict") or (outcomes[c.id].status if outcomes[c.id] else "")
+                if v2 != primary and v2 in VERDICTS and primary in VERDICTS: flips.append(name)
+            rows[c.id].update(alternatives="\n".join(texts), flipped_by="; ".join(flips))
     for c in claims:
         o, r = outcomes[c.id], rows[c.id]
         if "verdict" in r: continue
@@ -380,6 +463,13 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
             o = c.derive(rows) if c.derive else Outcome(status="derived")
             rows[c.id].update(n=o.n, budget=o.budget, effect=o.effect, p=None, p_adjusted=None, family=None,
                               power="—", verdict=o.status or "derived", detail=o.detail, here=o.short or o.effect)
+    for c in claims:                                                     # when it was coded, when its data existed
+        r = rows[c.id]
+        rec = coding_record(c, codings) if codings is not None else dict(coded="", earlier_verdict="")
+        when = run_set_ran(r["source"].split("/")[0], figures, ran) if codings is not None and r["source"] else ""
+        ph = is_post_hoc(rec["coded"], when) if codings is not None else None
+        r.update(coded=rec["coded"], ran=when, post_hoc=ph, earlier_verdict=rec["earlier_verdict"] if ph else "",
+                 regime=regime(r["source"]) if regime is not None and r["source"] else "")
     return pd.DataFrame([rows[i] for i in ids], columns=LEDGER_COLUMNS)
 
 # %% ../nbs/92_ledger.ipynb #fcc44264
@@ -398,6 +488,7 @@ def _fmt_eff(x) -> str:
 
 # %% ../nbs/92_ledger.ipynb #245cbd27
 _Q = ((0.9, "null_q9"), (0.95, "null_q95"), (0.99, "null_q99"))
+PAPER_SPACING = 100        # study A's paper: a checkpoint every 100 steps of 2,000
 
 def detectable_delta(rows: pd.DataFrame, alpha: float, prefix: str = "") -> float:
     "The smallest Δt (steps) the seeds' nulls in `rows` let Fisher's combination detect at one-sided `alpha`."
@@ -455,11 +546,15 @@ def exposure_delay(phenomenon: str, crossing: str = "first", design: str | None 
         gp = fisher_combine(d.gap_p.clip(lower=1e-12)) if "gap_p" in d and d.gap_p.notna().all() else math.nan
         gap_text = (f"threshold-free gap {gap.median():+.3f} (seeds {gap.min():+.3f} to {gap.max():+.3f}), "
                     f"combined null p {_fmt_p(gp)}" if gap.notna().any() else "")
+        dts = pd.to_numeric(d[pre + "delta_t"], errors="coerce").dropna() if pre + "delta_t" in d else pd.Series([])
+        res = (f"median Δt {dts.median():g} steps, below the paper's checkpoint spacing ({PAPER_SPACING} steps): its "
+               "checkpoints could not have resolved a delay this short" if len(dts) and dts.median() < PAPER_SPACING
+               else "")
         return Outcome(n=n, budget=f"{window:.0f} steps", effect=f"Δt per seed {deltas}",
                        short=f"Δt {_short_deltas(d, pre)}", p=min(1.0, 2 * min(pg, pl)), in_direction=bool(pg <= pl),
                        mde=lambda alpha: detectable_delta(d, alpha, pre), of_interest=window_share * window,
                        detail="; ".join(x for x in (gap_text, f"{at_ceiling} of {k} seeds at ceiling" if at_ceiling
-                                                    else "") if x))
+                                                    else "", res) if x))
     return evaluate
 
 # %% ../nbs/92_ledger.ipynb #2bcbcb9f
@@ -475,8 +570,10 @@ def all_of(*evaluates: Callable) -> Callable:
         p_for, p_against = max(f for f, _ in one), min(1.0, len(os) * min(a for _, a in one))
         return Outcome(n=" and ".join(o.n for o in os), budget=os[0].budget, effect=" | ".join(o.effect for o in os),
                        p=min(1.0, 2 * min(p_for, p_against)), in_direction=bool(p_for <= p_against),
-                       mde=lambda alpha: max(o.mde(alpha) for o in os), short=" | ".join(o.short for o in os),
-                       detail="every comparison must hold (intersection–union)")
+                       mde=None if any(o.mde is None for o in os) else lambda alpha: max(o.mde(alpha) for o in os),
+                       short=" | ".join(o.short for o in os),
+                       detail="; ".join(["every comparison must hold (intersection–union)"]
+                                        + [o.detail for o in os if o.detail]))
     return evaluate
 
 def first_measured(*evaluates: Callable) -> Callable:
@@ -522,15 +619,16 @@ def _a_units(t: pd.DataFrame, testable: bool = True) -> pd.DataFrame:
     d = pd.concat([_main_design(g) for _, g in t.groupby("phenomenon")]) if len(t) else t
     return d[~d.at_ceiling.fillna(False).astype(bool)] if testable and "at_ceiling" in d else d
 
-def catch_up(t: pd.DataFrame) -> Outcome:
+def catch_up(t: pd.DataFrame, col: str = "s_step_unexposed") -> Outcome:
     """A3b: units (run, phenomenon) with the exposed split first; success = a sustained unexposed crossing observed.
     The phenomena of a run are not independent trials: each run's share caught up, minus ½, is one unit of a
-    signed-rank test over runs (`paired_shift` with `cluster`); `mde` is a share above ½."""
+    signed-rank test over runs (`paired_shift` with `cluster`); `mde` is a share above ½. `col`: the unexposed
+    split's crossing step (sustained; `step_unexposed` is the first crossing)."""
     d = _a_units(t)
     first = d[(d.delta_t > 0) | (d.censored == "unexposed")]
     if not len(first): return Outcome(status="not measured", n="0 units with the exposed split first")
-    k = int(first.s_step_unexposed.notna().sum())
-    o = paired_shift(lambda x: x, lambda x: x.s_step_unexposed.notna().astype(float) - 0.5,
+    k = int(first[col].notna().sum())
+    o = paired_shift(lambda x: x, lambda x: x[col].notna().astype(float) - 0.5,
                      unit="(run, phenomenon) units with the exposed split first", fmt="+.2f", cluster=["run_id"],
                      cluster_unit="runs")(first)
     o.budget = f"{first.last_step.max():.0f} steps"
@@ -564,6 +662,30 @@ def _a_shift(value, testable_only=False, **kw):
     return paired_shift(lambda t: _a_units(t, testable_only), value,
                         unit="(run, phenomenon) units", cluster=["run_id"], cluster_unit="runs", **kw)
 
+def _erank_windows(d: pd.DataFrame, start_share: float = 0.05) -> pd.Series:
+    """log(effective rank after the transition / before it) per (run, phenomenon) from the stored series
+    (`concept_steps`, `erank_series`), the window before starting at `start_share` of the training window (5%: the
+    paper's first checkpoint after initialisation is step 100 of 2,000) instead of at initialisation; NaN where a row
+    has no series, no transition or no checkpoint on a side."""
+    out = []
+    for r in d.to_dict("records"):
+        s, v, t = r.get("concept_steps"), r.get("erank_series"), r.get("transition_step")
+        if not isinstance(s, str) or not isinstance(v, str) or t is None or not np.isfinite(t):
+            out.append(math.nan)
+            continue
+        s, v = np.asarray(json.loads(s), float), np.asarray(json.loads(v), float)
+        start = start_share * float(r.get("last_step") or s.max())
+        b, a = v[(s >= start) & (s < t) & np.isfinite(v)], v[(s >= t) & np.isfinite(v)]
+        out.append(math.log(a.mean() / b.mean()) if len(a) and len(b) else math.nan)
+    return pd.Series(out, index=d.index, dtype=float)
+
+def rank_after(t: pd.DataFrame) -> Outcome:
+    "A5: `_erank_windows` per (run, phenomenon), averaged per run, signed-rank over runs; needs the stored series."
+    if "erank_series" not in t or not t.erank_series.notna().any():
+        return Outcome(status="not measured", detail="the run table predates the stored per-checkpoint series "
+                       "(concept_steps, erank_series): rerun its run set to measure this window")
+    return _a_shift(_erank_windows)(t)
+
 CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
     Claim("A2", "A", "the delay is significant (p < 0.05) in five phenomena", "the five A1 rows", A_TABLE, None,
           kind="derived", derive=_a2, figure="grokking_delta_t.png", command=A_CMD),
@@ -574,7 +696,7 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
     Claim("A3b", "A", "the unexposed split still generalizes later (delayed generalization)",
           "share of units with the exposed split first whose unexposed split reaches a sustained 0.8 within the "
           "window, per run, minus ½; signed-rank over runs", A3B_TABLE, catch_up, of_interest=0.4,
-          of_interest_text="a catch-up rate of 0.9 (0.4 above ½)", figure="grokking_accuracy_splits.png",
+          of_interest_text="a catch-up rate of 0.9 (0.4 above ½; ours)", figure="grokking_accuracy_splits.png",
           command=A3B_CMD),
     Claim("A4", "A", "the AUROC of grammatical concept vectors rises during pre-training",
           "held-out probe AUROC at the last minus the first analysed checkpoint, per (run, phenomenon), averaged per "
@@ -582,9 +704,9 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
           _a_shift(lambda d: d.auroc_last - d.auroc_first),
           of_interest=0.05, of_interest_text="+0.05 AUROC", figure="grokking_concepts.png", command=A_CMD),
     Claim("A5", "A", "after the transition the effective rank of the concept vectors rises",
-          "log(effective rank after / before the phenomenon's transition), per (run, phenomenon), averaged per run; "
-          "signed-rank over runs", A_TABLE,
-          _a_shift(lambda d: np.log(d.erank_after / d.erank_before)),
+          "log(effective rank after / before the phenomenon's transition), the window before starting at 5% of the "
+          "training window (not at initialisation), per (run, phenomenon), averaged per run; signed-rank over runs",
+          A_TABLE, rank_after,
           of_interest=math.log(1.1), of_interest_text="a 10% rise", figure="grokking_concepts.png", command=A_CMD),
     Claim("A6", "A", "critical→context attention rises in a few specific heads, not uniformly",
           "rise of the top-3 heads (ranked on half A of the phrases) minus the mean head's rise, measured on half B, "
@@ -609,21 +731,63 @@ B_ARCH = ("profile-b-headdim/sparse_attention_runs", "profile-b-arch/sparse_atte
           "demo/sparse_attention_runs")
 B_SUITE = ("profile-b-suite-14m/emergence_search", "profile-b-suite/emergence_search", "demo/emergence_search")
 B_PATCH = ("profile-b-suite-14m/emergence_patching", "profile-b-suite/emergence_patching", "demo/emergence_patching")
+# B5 at K = 16 on 12 models with more than 16 heads: four more Pythia-14m seeds (profile b-suite-14m2, fixed before it
+# ran, in b-suite's runs folder); B10 and B15 read profile b-control (the automaton's 1 head of 64, the random-token
+# pre-pretraining control), also in b-heads' runs folder, so that its table holds every arm they compare
+B_PATCH16 = ("profile-b-suite-14m2/emergence_patching", *B_PATCH)
+B_CONTROL = ("profile-b-control/sparse_attention_runs", *("profile-b-headdim/sparse_attention_runs",
+                                                          "profile-b-arch/sparse_attention_runs"))
 B_LAGS = ("profile-b-suite-14m/emergence_lags", "profile-b-suite/emergence_lags", "demo/emergence_lags")
 LM = dict(task="linear_map", arch="transformer", bias_strength=0.0, pretrain="none", n_layers=1, n_states=2)
 CA = dict(task="cellular_automaton", n_cells=8, n_rules=4, n_states=4, first_target=2, arch="transformer",
           bias_strength=0.0, pretrain="none", n_heads=4, d_head=16)
 H4 = dict(n_heads=4, d_head=16)
+CA_ANY_HEADS = {k: v for k, v in CA.items() if k not in H4}    # the automaton at any heads
 
 
 B_CMD_H, B_CMD_A, B_CMD_S = \
     "make profile-b-heads", "make profile-b-arch (else make demo)", "make profile-b-suite profile-b-suite-14m"
+B_CMD_C = "make profile-b-heads profile-b-arch profile-b-headdim profile-b-control"
 
 # %% ../nbs/92_ledger.ipynb #efdd9512
+def steps_rows(select: dict) -> Callable:
+    """The runs of `select` (parameters), with `steps` (the step solved, else the budget) and `unsolved` (censored at
+    it): the rows a `trend` of steps to solve reads."""
+    def rows(t):
+        d = select_runs(t, None, **select)
+        solved = d.r_success_step.notna() & (d.r_success_step <= d.p_steps)
+        return d.assign(steps=np.where(solved, d.r_success_step, d.p_steps).astype(float), unsolved=~solved)
+    return rows
+
+def heads_trend(select: dict, heads: Sequence[int]) -> Callable:
+    "An `evaluate` for \"steps to solve fall as the heads `heads` grow\" (Jonckheere, censored) among `select`'s runs."
+    def rows(t):
+        d = steps_rows(select)(t)
+        return d[d.p_n_heads.isin(list(heads))]
+    return trend(rows, "p_n_heads", "steps", censored="unsolved", increasing=False, unit="seeds",
+                 value_label="mean steps of the solved runs")
+
+def compute_matched(t: pd.DataFrame) -> pd.DataFrame:
+    """`t` with the pre-pretraining steps counted: a pre-pretrained run's steps to solve, steps run and budget start
+    at its first pre-pretraining step, so that both arms are compared at equal training steps in all."""
+    k = (t.p_pretrain_steps.fillna(0) * (t.p_pretrain.fillna("none") != "none")).astype(float)
+    return t.assign(r_success_step=t.r_success_step + k, r_steps_run=t.r_steps_run + k, p_steps=t.p_steps + k)
+
+def _none_solved(select: Sequence[dict]) -> Callable:
+    "A power text for B7: when no run of `select` solved within the budget, more seeds cannot decide it."
+    def note(t):
+        d = pd.concat([select_runs(t, None, **s) for s in select])
+        if len(d) and d.r_success_step.isna().all():
+            return (f"none of the {len(d)} runs at s = 4 or 6 solved within {d.p_steps.max():.0f} steps: a longer "
+                    "budget, not more seeds, would decide it")
+        return ""
+    return note
+
 def _steps_claim(id_, paper, measure, source, a, b, earlier="a", of_interest=2.0, figure="", command="", **kw):
     "A claim on the censored steps to solve, with the fallbacks `(a, b)` pairs in `a` when it is a list."
     pairs = a if isinstance(a, list) else [(a, b)]
     ev = first_measured(*[censored_steps(x, y, earlier=earlier) for x, y in pairs])
+    if kw.pop("matched", False): ev = (lambda e: lambda t: e(compute_matched(t)))(ev)
     return Claim(id_, "B", paper, measure, source, ev, of_interest=of_interest,
                  of_interest_text=f"a steps ratio of {of_interest:g}", figure=figure, command=command, **kw)
 
@@ -654,17 +818,45 @@ def _search_cost(t: pd.DataFrame) -> Outcome:
     return Outcome(status="method", n=f"{len(t)} searches", effect=f"the binary search loaded {t.evaluated.mean():.1f} "
                    f"checkpoints on average where a linear scan loads {t.linear.mean():.1f}")
 
-def _onset_coincides(t: pd.DataFrame) -> Outcome:
-    "B4: the induction / previous-token onset within one checkpoint of the emergence, against chance."
-    if t is None or not len(t): return Outcome(status="not measured")
+def _nearest_onsets(t: pd.DataFrame) -> pd.DataFrame | None:
+    """B4's units: per emergence (model, task), the nearer class's onset lag, and the chance `p0` that the nearer of
+    its randomly placed class onsets would lie within one checkpoint of it: 1 - (1 - 3/n)^m for m classes and n
+    checkpoints (each onset within one with probability <= 3/n)."""
+    if t is None or not len(t): return None
     d = t.dropna(subset=["lag_checkpoints"])
-    if not len(d) or "n_checkpoints" not in d: return Outcome(status="not measured", n=f"{len(d)} emergences")
+    if not len(d) or "n_checkpoints" not in d: return None
     d = d.assign(n_classes=d.groupby(["size", "seed", "task"]).lag_checkpoints.transform("size"))
     d = d.sort_values("lag_checkpoints", key=abs).drop_duplicates(["size", "seed", "task"])   # the nearer class
-    k, n = int((d.lag_checkpoints.abs() <= 1).sum()), len(d)
-    # chance: each class's onset at a random checkpoint is within one of the emergence with probability <= 3/n; the
-    # nearer of m classes is within one with probability 1 - (1 - 3/n)^m
-    p0 = float(np.mean(1.0 - (1.0 - np.minimum(1.0, 3.0 / d.n_checkpoints)) ** d.n_classes))
+    return d.assign(within=(d.lag_checkpoints.abs() <= 1).astype(float),
+                    p0=1.0 - (1.0 - np.minimum(1.0, 3.0 / d.n_checkpoints)) ** d.n_classes)
+
+def onsets_by_model(t: pd.DataFrame) -> Outcome:
+    """B4 with the model as the unit: per emergence, within one checkpoint (0/1) minus its chance `p0`, averaged per
+    model (size, seed), signed-rank over models (the emergences of one model share its training run)."""
+    d = _nearest_onsets(t)
+    if d is None: return Outcome(status="not measured")
+    o = paired_shift(lambda x: x, lambda x: x.within - x.p0, unit="emergences with an onset", fmt="+.2f",
+                     cluster=["size", "seed"], cluster_unit="models")(d)
+    o.effect = f"{int(d.within.sum())}/{len(d)} within one checkpoint (chance {d.p0.mean():.2f}); per model, the " \
+               f"share minus chance: {o.effect}"
+    return o
+
+def patched_k(k: int = 16) -> Callable:
+    """B5 at the paper's K: held-out recovery of the top-`k` heads (ranked on the other half of the prompts) minus ½,
+    per emergence in models with more than `k` heads, averaged per model, signed-rank over models."""
+    def evaluate(t):
+        col = f"recovery_k{k}"
+        if t is None or col not in t: return Outcome(status="not measured", n=f"no K = {k} column")
+        d = t[(t.n_heads_total > k) & t[col].notna()]
+        return paired_shift(lambda x: x, lambda x: x[col] - 0.5, unit="emergences", fmt="+.2f",
+                            cluster=["size", "seed"], cluster_unit=f"models with > {k} heads")(d)
+    return evaluate
+
+def _onset_coincides(t: pd.DataFrame) -> Outcome:
+    "B4: the induction / previous-token onset within one checkpoint of the emergence, against chance."
+    d = _nearest_onsets(t)
+    if d is None: return Outcome(status="not measured")
+    k, n, p0 = int(d.within.sum()), len(d), float(d.p0.mean())
     r = binomial_test(k, n, p0)
     return Outcome(n=f"{n} emergences with an onset", effect=f"{k}/{n} within one checkpoint, rate {r['estimate']:.2f} "
                    f"[{r['ci'][0]:.2f}, {r['ci'][1]:.2f}] vs {p0:.2f} for an onset placed at random",
@@ -673,6 +865,11 @@ def _onset_coincides(t: pd.DataFrame) -> Outcome:
                    mde=lambda alpha: mde_binomial(n, p0, alpha), of_interest=0.5)
 
 # %% ../nbs/92_ledger.ipynb #570e768f
+def _pythia_rows(t: pd.DataFrame) -> pd.DataFrame:
+    "B2r's curves: standard Pythia, passed (0/1) and log10 parameters."
+    return t[~t.deduped.astype(bool)].assign(passed=t.emergence_step.notna().astype(float),
+                                             log10_params=np.log10(t.n_params))
+
 CLAIMS_B = [
     Claim("B1", "B", "capabilities emerge stochastically: at a fixed size some seeds solve a task, others fail",
           "mini-suite (size, task) cells with both outcomes among the seeds (one such cell suffices)", B_SUITE,
@@ -683,28 +880,37 @@ CLAIMS_B = [
           command=B_CMD_S),
     Claim("B2r", "B", "larger models acquire the capabilities more reliably: real Pythia checkpoints (70M–12B), BLiMP",
           "BLiMP paradigms whose accuracy stays ≥ 0.8 from some checkpoint to step 143k (0/1 per model and paradigm), "
-          "rising with log10 parameters; Jonckheere within paradigm; standard (not deduplicated) Pythia",
+          "rising with log10 parameters; Jonckheere within paradigm, each model's curves relabelled together (the "
+          "model is the unit); standard (not deduplicated) Pythia",
           ("demo/pythia_blimp_uids",),
-          trend(lambda t: t[~t.deduped.astype(bool)].assign(passed=t.emergence_step.notna().astype(float),
-                                                           log10_params=np.log10(t.n_params)),
-                "log10_params", "passed", strata=["uid"], unit="(model, paradigm) curves"),
+          trend(_pythia_rows, "log10_params", "passed", strata=["uid"], unit="(model, paradigm) curves",
+                clusters=["n_params"]),
           figure="pythia_blimp_emergence.png", command="make demo"),
     Claim("B3", "B", "the emergence point is the first step at which greedy prediction matches, found by binary "
           "search over checkpoints", "a method (pinned in grok_nb.search's tests)", B_SUITE, _search_cost,
           kind="method", figure="emergence_search_cost.png", command=B_CMD_S),
     Claim("B4", "B", "emergence coincides with the abrupt learning of a task-relevant attention pattern",
-          "share of emergences whose induction or previous-token head onset lies within one checkpoint, against the "
-          "share the nearer of randomly placed onsets would have; exact binomial", B_LAGS, _onset_coincides,
+          "per emergence, its induction or previous-token head onset within one checkpoint (0/1) minus the chance "
+          "that the nearer of randomly placed onsets would be, averaged per model; signed-rank over models", B_LAGS,
+          onsets_by_model, of_interest=0.25, of_interest_text="a share 0.25 above chance",
           figure="emergence_head_classes.png", command=B_CMD_S),
     Claim("B5", "B", "patching a few causal heads' attention from after emergence recovers most of the gap",
-          "held-out recovery of the top-K heads (ranked on the other half of the prompts) minus ½, per emergence, "
-          "averaged per model; signed-rank over models", B_PATCH,
-          paired_shift(lambda t: t, lambda d: d.top_k_recovery - 0.5, unit="emergences", fmt="+.2f",
-                       cluster=["size", "seed"], cluster_unit="models"),
-          of_interest=0.25, of_interest_text="recovery 0.75", figure="emergence_recovery.png", command=B_CMD_S),
+          "held-out recovery of the top-16 heads (ranked on the other half of the prompts) minus ½, per emergence in "
+          "models with more than 16 heads, averaged per model; signed-rank over models", B_PATCH16, patched_k(16),
+          of_interest=0.25, of_interest_text="recovery 0.75", figure="emergence_recovery.png",
+          command=B_CMD_S + " profile-b-suite-14m2"),
 ]
 
 # %% ../nbs/92_ledger.ipynb #c8885960
+_S4, _S6 = dict(LM, n_cells=8, sparsity=4, **H4), dict(LM, n_cells=8, sparsity=6, **H4)
+_b7_steps = all_of(censored_steps(dict(LM, n_cells=8, sparsity=2, **H4), _S4), censored_steps(_S6, _S4))
+
+def _b7(t: pd.DataFrame) -> Outcome:
+    "B7 (`all_of` of s = 2 and s = 6 each before s = 4), its power text saying when no s = 4 or 6 run ever solved."
+    o = _b7_steps(t)
+    o.power = _none_solved([_S4, _S6])(t)
+    return o
+
 CLAIMS_B += [
     _steps_claim("B6", "the difficulty is set jointly by context length and sparsity: at S 8, s = 2 is harder than "
                  "s = 1", "steps to solve (censored), s = 1 vs s = 2 at S 8, 4 heads of 16", B_HEADS,
@@ -713,8 +919,7 @@ CLAIMS_B += [
     Claim("B7", "B", "patterns of intermediate sparsity are the hardest", "steps to solve (censored) at S 8: the "
           "intermediate s = 4 against both a sparser (s = 2) and a denser (s = 6) pattern; it must be the later in "
           "both (intersection–union)", B_HEADS,
-          all_of(censored_steps(dict(LM, n_cells=8, sparsity=2, **H4), dict(LM, n_cells=8, sparsity=4, **H4)),
-                 censored_steps(dict(LM, n_cells=8, sparsity=6, **H4), dict(LM, n_cells=8, sparsity=4, **H4))),
+          _b7,
           of_interest=2.0, of_interest_text="a steps ratio of 2", figure="sparse_attention_vs_sparsity.png",
           command=B_CMD_H),
     _steps_claim("B8", "longer context (larger S) makes learning much harder", "steps to solve (censored), S 8 vs "
@@ -726,15 +931,16 @@ CLAIMS_B += [
                  [(dict(LM, n_cells=12, sparsity=2, bias_strength=8.0, **H4), dict(LM, n_cells=12, sparsity=2, **H4)),
                   (dict(LM, n_cells=8, sparsity=2, bias_strength=8.0, **H4), dict(LM, n_cells=8, sparsity=2, **H4))],
                  None, of_interest=10.0, figure="sparse_attention_bias.png", command=B_CMD_A),
-    _steps_claim("B10", "more heads improve performance (more candidates for the sparse pattern): S 12",
-                 "steps to solve (censored), 16 heads of 4 vs 1 head of 64 (d 64), S 12, s = 2", B_HEADS,
-                 dict(LM, n_cells=12, sparsity=2, n_heads=16, d_head=4),
-                 dict(LM, n_cells=12, sparsity=2, n_heads=1, d_head=64),
-                 figure="sparse_attention_vs_n_heads.png", command=B_CMD_H),
-    _steps_claim("B10b", "more heads improve performance: S 8", "as B10 at S 8", B_HEADS,
-                 dict(LM, n_cells=8, sparsity=2, n_heads=16, d_head=4),
-                 dict(LM, n_cells=8, sparsity=2, n_heads=1, d_head=64),
-                 figure="sparse_attention_vs_n_heads.png", command=B_CMD_H),
+    Claim("B10", "B", "more heads consistently improve performance, on both synthetic tasks",
+          "steps to solve (censored) falling as the heads grow at fixed width (d 64): H 1, 4, 16 on the linear map (S "
+          "12, s = 2) and on the 4-rule automaton (2 layers); Jonckheere each, both must hold (intersection–union)",
+          B_CONTROL, all_of(heads_trend(dict(LM, n_cells=12, sparsity=2), (1, 4, 16)),
+                            heads_trend(dict(CA_ANY_HEADS, n_layers=2), (1, 4, 16))),
+          of_interest=None, figure="sparse_attention_vs_n_heads.png", command=B_CMD_C),
+    Claim("B10b", "B", "more heads improve performance: S 8", "steps to solve (censored) falling as the heads grow, "
+          "H 1, 4, 16 at d 64 on the linear map at S 8, s = 2; Jonckheere", B_HEADS,
+          heads_trend(dict(LM, n_cells=8, sparsity=2), (1, 4, 16)),
+          figure="sparse_attention_vs_n_heads.png", command=B_CMD_H),
     Claim("B11", "B", "on the linear map many small heads (H = 128, d_head = 1) succeed",
           "solved within the budget, 128 heads of 1 (d 128, S 12, s = 2); exact binomial against ½", B11_TABLE,
           success_rate(dict(LM, n_cells=12, sparsity=2, n_heads=128, d_head=1)), of_interest=0.9,
@@ -760,13 +966,16 @@ CLAIMS_B += [
                  "1 layer on the 4-rule automaton", B_ARCH, dict(CA, n_layers=4), dict(CA, n_layers=1),
                  figure="sparse_attention_vs_n_layers.png", command=B_CMD_A),
     _steps_claim("B15", "pre-pretraining on neural cellular automata may speed up emergence (preliminary)",
-                 "steps to solve (censored) after 300 steps of neural-CA pre-pretraining vs none, S 8", B_ARCH,
-                 dict(LM, n_cells=8, sparsity=2, **H4) | {"pretrain": "nca"}, dict(LM, n_cells=8, sparsity=2, **H4),
-                 figure="sparse_attention_pretrain.png", command=B_CMD_A),
+                 "steps to solve (censored) after 300 steps of neural-CA pre-pretraining vs after 300 steps on "
+                 "i.i.d. random tokens (the compute-matched control), S 8", B_CONTROL,
+                 dict(LM, n_cells=8, sparsity=2, **H4) | {"pretrain": "nca"},
+                 dict(LM, n_cells=8, sparsity=2, **H4) | {"pretrain": "random"},
+                 figure="sparse_attention_pretrain.png", command=B_CMD_C),
     _steps_claim("B15b", "pre-pretraining on Dyck languages may speed up emergence (preliminary)",
-                 "as B15 with Dyck", B_ARCH, dict(LM, n_cells=8, sparsity=2, **H4) | {"pretrain": "dyck"},
-                 dict(LM, n_cells=8, sparsity=2, **H4), figure="sparse_attention_pretrain.png",
-                 command=B_CMD_A),
+                 "as B15 with Dyck, against the same random-token control", B_CONTROL,
+                 dict(LM, n_cells=8, sparsity=2, **H4) | {"pretrain": "dyck"},
+                 dict(LM, n_cells=8, sparsity=2, **H4) | {"pretrain": "random"},
+                 figure="sparse_attention_pretrain.png", command=B_CMD_C),
     Claim("B16", "B", "larger models succeed more often because more heads give more chances, not better "
           "representations", "an attribution: no design here separates heads from representations; B10 (heads at "
           "fixed width) is its nearest test", B_HEADS, None, kind="untestable"),
@@ -882,6 +1091,50 @@ def _bio_rows(t):
     parts = [_pivot(t, "cond", "seed", f"loss_{k}").add_suffix(f"|{k}") for k in ("bio", "qa")]
     return parts[0].join(parts[1], how="outer")
 
+def bio_converged(fmt: str, margin: float = 0.05) -> Callable:
+    """C10e / C10be's precondition: the single-format arm trained for the joint run's exposure to `fmt` ('bio' or
+    'qa') has reached its plateau: its final loss within `margin` nats of the same format trained alone for the joint
+    run's steps (median over seeds); else why not."""
+    name = {"bio": "bio alone", "qa": "QA alone"}[fmt]
+    def condition(t):
+        d = _bio_rows(t)
+        a, b = f"{name} equal|{fmt}", f"{name}|{fmt}"
+        if a not in d or b not in d: return ""
+        gap = float((d[a] - d[b]).median())
+        steps = t[t.cond == name].steps
+        return ("" if gap <= margin else
+                f"{name} trained for the joint run's exposure ({steps.min():.0f} steps) ends {gap:.2f} nats above "
+                f"{name} trained for {steps.max():.0f} steps (median over seeds): that arm had not reached its "
+                f"plateau (criterion: within {margin:g} nats), so equal exposure compares against an undertrained arm")
+    return condition
+
+def at_plateau(margin: float = 0.05) -> Callable:
+    """C4's precondition: the c = 1 model was at its plateau when duplicated: its own continuation then fell by less
+    than `margin` nats (median over continuations); else why not."""
+    def condition(t):
+        if not {"pre_final_val_within", "c1_final"} <= set(t.columns): return ""
+        d = t.drop_duplicates(POSTHOC_CONTINUATION)
+        fall = float((d.pre_final_val_within - d.c1_final).median())
+        return ("" if fall < margin else
+                f"the c = 1 model was duplicated at step {d.pretrain_steps.median():.0f} of {d.steps.max():.0f}, not "
+                f"at its plateau: its own continuation fell {fall:.2f} nats after it (median over {len(d)} "
+                f"continuations; criterion: less than {margin:g})")
+    return condition
+
+def translation_learned_at(c: int = 8) -> Callable:
+    """C6's precondition: at `c` and the highest translation fraction, translation was learned (`_learned`) in at
+    least half of the runs; else why not."""
+    def condition(t):
+        p = _top_t(t, [c])
+        if not len(p) or "trans_val_trans_b_within" not in p: return ""
+        p = p[p.trans_val_trans_b_within.notna() & p.trans_val_trans_a_within.notna()]
+        k = int(_learned(p).sum()) if len(p) else 0
+        return ("" if not len(p) or 2 * k >= len(p) else
+                f"translation learned at c = {c} in only {k} of {len(p)} runs at t = {p.value.max():g} (held-out "
+                "second halves at most half the first halves' loss): the claim's premise, a model that translates "
+                "at high c, is not met by this design")
+    return condition
+
 def _bilingual(t):
     "Per (corpus, seed): mean within-compartment bits/byte of the shared tokenizer and of the disjoint pair."
     d = t[t.p_case == "bilingual"] if "p_case" in t else t.iloc[:0]
@@ -893,7 +1146,8 @@ def _bilingual(t):
 def _c12(rows: dict) -> Outcome:
     v = {k: rows[k]["verdict"] for k in ("C3", "C4")}
     return Outcome(status="reproduced" if all(x == "reproduced" for x in v.values()) else
-                   "contradicted" if "contradicted" in v.values() else "underpowered",
+                   "contradicted" if "contradicted" in v.values() else
+                   "not testable" if "not testable" in v.values() else "underpowered",
                    effect="; ".join(f"{k} {x}" for k, x in v.items()), short="from C3, C4")
 
 # %% ../nbs/92_ledger.ipynb #f9293b79
@@ -931,6 +1185,11 @@ def translation_learned(t: pd.DataFrame, c: int = 6) -> str:
             "(censored at the horizon)")
 
 # %% ../nbs/92_ledger.ipynb #23693034
+def _c4(margin: float) -> Callable:
+    "C4's non-inferiority test at `margin` nats (see the claim)."
+    return noting(paired_shift(lambda t: t, lambda d: d.gap_to_c1 - margin, positive=False, unit="(c, seed) runs",
+                               cluster=POSTHOC_CONTINUATION, cluster_unit="c = 1 continuations"), posthoc_convergence)
+
 CLAIMS_C = [
     Claim("C1", "C", "the steps to reach a given validation loss grow linearly in the number of compartments c",
           "steps ratio to c = 1 (at the c = 1 loss at 20% of training; censored when never reached) rising with "
@@ -955,16 +1214,20 @@ CLAIMS_C = [
           command=C_CMD.format("init")),
     Claim("C4", "C", "a trained c = 1 model duplicated into c compartments resumes at its plateau without overhead",
           "non-inferiority: final within-compartment loss after post-hoc duplication minus the c = 1 continuation, "
-          "minus a margin of 0.05 nats (below 0: no overhead beyond the margin, as the claim says), per (c, seed), "
-          "averaged over the runs that share a c = 1 continuation; signed-rank over continuations",
-          C_POSTHOC, noting(paired_shift(lambda t: t, lambda d: d.gap_to_c1 - 0.05, positive=False,
-                                         unit="(c, seed) runs", cluster=POSTHOC_CONTINUATION,
-                                         cluster_unit="c = 1 continuations"), posthoc_convergence),
+          "minus a margin of 0.05 nats at every c (below 0: no overhead beyond the margin, as the claim says), per "
+          "(c, seed), averaged over the runs that share a c = 1 continuation; signed-rank over continuations; only "
+          "where the c = 1 model was duplicated at its plateau (its continuation falls < 0.05 nats after)",
+          C_POSTHOC, requires(_c4(0.05), at_plateau(0.05)),
           of_interest=0.05, of_interest_text="the margin itself (no overhead)", figure="compartments_posthoc.png",
           command="make profile-c-posthoc profile-c-posthoc2 profile-c-posthoc3"),
 ]
 
 # %% ../nbs/92_ledger.ipynb #d816327f
+def _c6(cluster: Sequence[str] = ()) -> Callable:
+    "C6's test (see the claim), the runs averaged within `cluster` (the seed) when given."
+    return paired_shift(lambda t: _top_t(t, [8]), lambda d: _log_ratio(d.final_gap, d.final_gap_0) - math.log(0.5),
+                        positive=False, unit="runs", fmt="+.2f", cluster=cluster, cluster_unit="seeds")
+
 CLAIMS_C += [
     Claim("C5", "C", "with paired translation data the model learns to translate, yet the compartments still "
           "compete (the tax remains)", "final-loss tax at the highest translation fraction, where translation is "
@@ -975,9 +1238,9 @@ CLAIMS_C += [
           command=C_TRANS_CMD),
     Claim("C6", "C", "breaking the plateau needs a high translation fraction and high c (e.g. c = 8): a threshold",
           "log of the tax at the highest t over the tax at t = 0, minus log ½, at c = 8 (below 0: the tax halved), "
-          "per (seed, decay), a tax removed or reversed at -inf; signed-rank", C_THRESH,
-          paired_shift(lambda t: _top_t(t, [8]), lambda d: _log_ratio(d.final_gap, d.final_gap_0) - math.log(0.5),
-                       positive=False, unit="runs", fmt="+.2f"),
+          "per (seed, decay), a tax removed or reversed at -inf, averaged per seed; signed-rank over seeds; only "
+          "where translation is learned at c = 8 in at least half the runs", C_THRESH,
+          requires(_c6(["seed"]), translation_learned_at(8)),
           of_interest=math.log(2), of_interest_text="the tax halved again", command=C_THRESH_CMD,
           figure="compartments_threshold_translation_fraction.png"),
     Claim("C7", "C", "aggressive weight decay speeds the transition and moves the threshold to lower c (8 → 6)",
@@ -1004,26 +1267,43 @@ CLAIMS_C += [
 ]
 
 # %% ../nbs/92_ledger.ipynb #903775d6
+def _zh(t: pd.DataFrame) -> pd.DataFrame | None:
+    "C9's rows: per seed, the real en/zh pair's bits/byte with the shared tokenizer and with the disjoint pair."
+    b = _bilingual(t)
+    return None if b is None else b[b.p_corpus == "zh"]
+
 CLAIMS_C += [
     Claim("C9", "C", "a shared tokenizer performs close to the compartmentalized baseline (little cross-language "
-          "sharing)", "non-inferiority: the benefit of sharing, bits/byte (within compartment, mean over the two "
-          "languages) of the disjoint pair minus the shared tokenizer at equal total vocabulary, minus a margin of "
-          "0.05 (below 0: sharing helps by less than the margin, as the claim says), per seed, on the real English / "
-          "Chinese samples (the embedded two-lexicon pair is a stand-in, not pooled with them)", C_BIL,
-          paired_shift(lambda t: (lambda b: None if b is None else b[b.p_corpus == "zh"])(_bilingual(t)),
-                       lambda d: d.disjoint - d.shared - 0.05, positive=False, unit="seeds", fmt="+.3f"),
-          of_interest=0.05, of_interest_text="the margin itself (no benefit)",
-          figure="compartments_bilingual_zh.png",
+          "sharing)", "equivalence (TOST): bits/byte (within compartment, mean over the two languages) of the "
+          "disjoint pair minus the shared tokenizer at equal total vocabulary, within ±0.05, per seed, on the real "
+          "English / Chinese samples (the embedded two-lexicon pair is a stand-in, not pooled with them)", C_BIL,
+          equivalence(_zh, lambda d: d.disjoint - d.shared, 0.05, unit="seeds"), margin="±0.05 bits/byte",
+          of_interest=0.05, of_interest_text="the margin, ±0.05 bits/byte", figure="compartments_bilingual_zh.png",
           command=C_CMD.format("cases")),
     Claim("C10", "C", "trained jointly with a shared tokenizer, the model does worse on biographies than on that "
-          "format alone", "final biography loss, joint (shared) minus biographies alone trained on the joint run's "
-          "biography tokens (equal exposure), per seed; signed-rank", C_BIO,
-          paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|bio"] - d["bio alone equal|bio"], unit="seeds"),
+          "format alone", "final biography loss, joint (shared) minus biographies alone for the same steps (the "
+          "paper's comparison), per seed; signed-rank", C_BIO,
+          paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|bio"] - d["bio alone|bio"], unit="seeds"),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
           command="make profile-c-cases"),
     Claim("C10b", "C", "... and worse on QA than QA alone", "final QA loss of the joint (shared) run minus QA alone "
-          "trained on the joint run's QA tokens (equal exposure), per seed; signed-rank", C_BIO,
-          paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|qa"] - d["QA alone equal|qa"], unit="seeds"),
+          "for the same steps (the paper's comparison), per seed; signed-rank", C_BIO,
+          paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|qa"] - d["QA alone|qa"], unit="seeds"),
+          of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
+          command="make profile-c-cases"),
+    Claim("C10e", "C", "... on biographies, at equal exposure (the mechanism: interference, not fewer tokens)",
+          "final biography loss, joint (shared) minus biographies alone trained on the joint run's biography tokens "
+          "(equal exposure), per seed; signed-rank; only where that arm reached its plateau (within 0.05 nats of "
+          "the same arm at the joint run's steps)", C_BIO,
+          requires(paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|bio"] - d["bio alone equal|bio"],
+                                unit="seeds"), bio_converged("bio")),
+          of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
+          command="make profile-c-cases"),
+    Claim("C10be", "C", "... on QA, at equal exposure", "final QA loss of the joint (shared) run minus QA alone "
+          "trained on the joint run's QA tokens (equal exposure), per seed; signed-rank; only where that arm reached "
+          "its plateau (within 0.05 nats of the same arm at the joint run's steps)", C_BIO,
+          requires(paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|qa"] - d["QA alone equal|qa"],
+                                unit="seeds"), bio_converged("qa")),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
           command="make profile-c-cases"),
     Claim("C11", "C", "compartmentalizing the two formats greatly improves the biography format",
@@ -1063,8 +1343,8 @@ SHORT = {  # id: (the claim in a few words, the paper's result in a few words)
     "B7": ("s = 4 hardest of 2, 4, 6", "hardest"),
     "B8": ("longer context much harder", "much harder"),
     "B9": ("attention bias removes plateau", "no plateau"),
-    "B10": ("more heads better (S 12)", "better"),
-    "B10b": ("more heads better (S 8)", "better"),
+    "B10": ("more heads better, both tasks", "consistently"),
+    "B10b": ("more heads better (linear map, S 8)", "better"),
     "B11": ("128 heads of dim 1 succeed", "succeed"),
     "B11b": ("automaton needs head dim", "min dim"),
     "B12": ("MLP-Mixer faster, linear map", "10× faster"),
@@ -1085,10 +1365,111 @@ SHORT = {  # id: (the claim in a few words, the paper's result in a few words)
     "C9": ("shared tokenizer ≈ disjoint", "close"),
     "C10": ("joint training hurts biographies", "worse"),
     "C10b": ("joint training hurts QA", "worse"),
+    "C10e": ("… biographies, equal exposure", "worse"),
+    "C10be": ("… QA, equal exposure", "worse"),
     "C11": ("compartments help biographies", "much better"),
     "C12": ("solution exists, SGD misses it", "conclusion"),
 }
 for _c in CLAIMS: _c.short, _c.paper_result = SHORT[_c.id]
+
+# %% ../nbs/92_ledger.ipynb #e0e0e001
+_SEED, _RUN, _MODEL = "seed (one training run)", "run (a seed; its phenomena averaged)", "model (size, seed)"
+_GEHAN = "Gehan's generalized Wilcoxon on censored steps, exact, two-sided"
+_SR = "Wilcoxon signed-rank, exact, two-sided"
+_STEPS2 = "ours: a steps ratio of 2 (the paper gives a direction, no number)"
+RECORDS = {  # id: (unit of replication, test, margin, source of the effect of interest)
+    **{f"A1.{k}": (_SEED, "per seed a permutation test against 1,000–10,000 random splits stratified by word "
+                   "frequency; seeds combined by Fisher; two-sided", "",
+                   "paper: a checkpoint every 100 steps of 2,000 (one interval, 5% of the window)")
+       for k in A_PHENOMENA},
+    "A2": ("phenomenon", "derived from A1", "", "paper: \"significant (p < 0.05)\" in five phenomena"),
+    "A3a": (_RUN, _SR, "", "ours: 5 accuracy points (the paper gives no size)"),
+    "A3b": (_RUN, _SR, "", "ours: a catch-up rate of 0.9 (the paper gives no rate)"),
+    "A4": (_RUN, _SR, "", "ours: +0.05 AUROC (the paper: \"generally rises\", no size)"),
+    "A5": (_RUN, _SR, "", "ours: a 10% rise (the paper gives a direction, no size)"),
+    "A6": (_RUN, _SR, "", "ours: +0.02 attention mass (the paper: \"a few specific heads\", no size)"),
+    "A7": (_RUN, _SR, "", "ours: +0.2 Jaccard (the paper: \"different layers and heads\", no size)"),
+    "B1": ("(size, task) cell of seeds", "existence: one cell with both outcomes", "", ""),
+    "B2": (_MODEL, "Jonckheere–Terpstra within task, members relabelled together, Monte Carlo (error printed)", "",
+           "none: a trend, its p the only decision"),
+    "B2r": ("model (a Pythia size)", "Jonckheere–Terpstra within paradigm, each model's curves relabelled together, "
+            "exact over the models' relabellings", "", "none: a trend, its p the only decision"),
+    "B3": ("search", "a method", "", ""),
+    "B4": (_MODEL, _SR, "", "ours: a share 0.25 above chance (the paper: \"coincides\", no number)"),
+    "B5": (_MODEL + " with > 16 heads", _SR, "", "paper: \"a few causal heads (e.g. K = 16)\" recover \"most\" of the "
+           "gap (recovery above ½); ours: recovery 0.75 as the effect of interest"),
+    **{k: (_SEED, _GEHAN, "", _STEPS2) for k in ("B6", "B7", "B8", "B11b", "B13", "B14", "B14b", "B15", "B15b")},
+    "B9": (_SEED, _GEHAN, "", "ours: a steps ratio of 10 (the paper: the bias \"removes the plateau entirely "
+           "(immediate convergence)\")"),
+    "B10": (_SEED, "Jonckheere–Terpstra on censored steps, exact, per task; intersection–union of the two", "",
+            "none: a trend, its p the only decision"),
+    "B10b": (_SEED, "Jonckheere–Terpstra on censored steps, exact", "", "none: a trend, its p the only decision"),
+    "B11": (_SEED, "exact binomial against ½, two-sided", "", "ours: a success rate of 0.9 (the paper: \"succeed\", "
+            "no rate)"),
+    "B12": (_SEED, _GEHAN, "", "paper: \"an order of magnitude better\" (a steps ratio of 10)"),
+    "B16": ("—", "none (an attribution)", "", ""),
+    "C1": ("run (one c) within (model, seed)", "Jonckheere–Terpstra within (model, seed), Monte Carlo (error "
+           "printed)", "", "none: a trend, its p the only decision"),
+    "C2": ("run (one c) within (model, seed)", "Jonckheere–Terpstra within (model, seed), exact", "",
+           "none: a trend, its p the only decision"),
+    "C3": ("c = 1 reference (a seed)", "Wilcoxon signed-rank, exact, two-sided (non-inferiority)", "1.5× the c = 1 "
+           "steps", "ours: the margin itself (the paper: \"reaches the sample efficiency of c = 1\")"),
+    "C4": ("c = 1 continuation (a seed)", "Wilcoxon signed-rank, exact, two-sided (non-inferiority)",
+           "0.05 nats at every c", "ours: the margin itself (the paper: \"without a capacity overhead\")"),
+    "C5": ("c = 1 reference (a seed)", _SR, "", "ours: 0.05 nats (the paper: \"still compete\", no size)"),
+    "C6": ("seed (its two weight decays averaged)", _SR, "", "ours: the tax halved (the paper: \"breaking the "
+           "plateau\", a phase transition, no number)"),
+    "C7": (_SEED, _SR, "", "ours: the ratio halved (the paper: the threshold moves from c = 8 to 6, no size)"),
+    "C8": ("c = 1 reference (a seed)", _SR, "", "ours: half the tax (the paper: \"a substantial recovery\")"),
+    "C9": (_SEED, "two one-sided Wilcoxon signed-rank tests (TOST), exact", "±0.05 bits/byte",
+           "ours: the margin (the paper: \"close to the compartmentalized baseline\")"),
+    **{k: (_SEED, _SR, "", "ours: 0.05 nats (the paper: \"worse\", no size)")
+       for k in ("C10", "C10b", "C10e", "C10be")},
+    "C11": (_SEED, _SR, "", "ours: 0.1 nats (the paper: \"greatly improves\", no size)"),
+    "C12": ("—", "derived from C3 and C4", "", ""),
+}
+
+def _steps(a: dict, b: dict, matched: bool = False) -> Callable:
+    ev = censored_steps(a, b)
+    return (lambda t: ev(compute_matched(t))) if matched else ev
+
+_LM12, _LM8 = dict(LM, n_cells=12, sparsity=2), dict(LM, n_cells=8, sparsity=2)
+_PRE = dict(LM, n_cells=8, sparsity=2, **H4)
+ALTERNATIVES = {  # id: {name: evaluate}: other codings, declared with the claim, judged in its family
+    **{f"A1.{k}": {"sustained crossing": exposure_delay(uid, crossing="sustained")}
+       for k, (uid, _) in A_PHENOMENA.items()},
+    "A3b": {"first crossing": lambda t: catch_up(t, "step_unexposed")},
+    "A5": {"window from initialisation (earlier coding)": _a_shift(lambda d: np.log(d.erank_after / d.erank_before)),
+           "after the transition alone (last vs after)": _a_shift(lambda d: np.log(d.erank_last / d.erank_after))},
+    "B2r": {"curves as units (earlier coding)": trend(_pythia_rows, "log10_params", "passed", strata=["uid"],
+                                                      unit="(model, paradigm) curves")},
+    "B4": {"emergences as units (earlier coding)": _onset_coincides},
+    "B5": {"a quarter of the heads (earlier coding)": paired_shift(
+               lambda t: t, lambda d: d.top_k_recovery - 0.5, unit="emergences", fmt="+.2f",
+               cluster=["size", "seed"], cluster_unit="models"),
+           "K = 8": patched_k(8)},
+    "B10": {"16 vs 1 heads, S 12 (earlier coding)": _steps(dict(_LM12, n_heads=16, d_head=4),
+                                                           dict(_LM12, n_heads=1, d_head=64)),
+            "16 vs 4 heads, S 12": _steps(dict(_LM12, n_heads=16, d_head=4), dict(_LM12, **H4))},
+    "B10b": {"16 vs 1 heads (earlier coding)": _steps(dict(_LM8, n_heads=16, d_head=4),
+                                                      dict(_LM8, n_heads=1, d_head=64))},
+    **{k: {"vs none, task steps only (earlier coding)": _steps(_PRE | {"pretrain": kind}, _PRE),
+           "vs none, pre-pretraining steps counted": _steps(_PRE | {"pretrain": kind}, _PRE, matched=True)}
+       for k, kind in (("B15", "nca"), ("B15b", "dyck"))},
+    "C4": {"plateau not required (earlier coding)": _c4(0.05), "margin 0.1, plateau not required": _c4(0.1)},
+    "C6": {"(seed, decay) units, premise not required (earlier coding)": _c6(),
+           "seed units, premise not required": _c6(["seed"])},
+    "C9": {"non-inferiority, sharing helps < 0.05 (earlier coding)": paired_shift(
+               _zh, lambda d: d.disjoint - d.shared - 0.05, positive=False, unit="seeds", fmt="+.3f"),
+           "margin ±0.1": equivalence(_zh, lambda d: d.disjoint - d.shared, 0.1, unit="seeds")},
+    "C10e": {"plateau not required (C10's earlier coding)": paired_shift(
+        _bio_rows, lambda d: d["joint, shared (c=1)|bio"] - d["bio alone equal|bio"], unit="seeds")},
+    "C10be": {"plateau not required (C10b's earlier coding)": paired_shift(
+        _bio_rows, lambda d: d["joint, shared (c=1)|qa"] - d["QA alone equal|qa"], unit="seeds")},
+}
+for _c in CLAIMS:
+    _c.unit, _c.test, _c.margin, _c.of_interest_source = RECORDS[_c.id]
+    _c.alternatives = ALTERNATIVES.get(_c.id, {})
 
 # %% ../nbs/92_ledger.ipynb #fa8d9959
 RUN_SETS = {  # name: (command, what it runs)
@@ -1112,6 +1493,12 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-b-suite-14m": ("make profile-b-suite-14m", "study B: the mini-suite's fourth size, Pythia-14m's shape (24 "
                             "heads), 8 seeds; its tables hold all four sizes"),
     "profile-b-suite": ("make profile-b-suite", "study B: the mini-suite, 3 sizes × 8 seeds, patching"),
+    "profile-b-suite-14m2": ("make profile-b-suite-14m profile-b-suite-14m2",
+                             "study B's patching claim (B5) at K = 16: Pythia-14m's shape at seeds 8-11, so that 12 "
+                             "models have more than 16 heads; fixed before it ran, joined with b-suite-14m's table"),
+    "profile-b-control": ("make profile-b-headdim profile-b-control", "study B's controls, fixed before they ran: "
+                          "300 steps of random-token pre-pretraining (B15's compute-matched arm) and the automaton's "
+                          "1 head of 64 (B10's trend); 8 seeds, its table joined with b-headdim's"),
     "profile-c-tiers": ("make profile-c-tiers", "study C: the tax at c = 1…8 on the two smallest paper tiers"),
     "profile-c-capacity": ("make profile-c-capacity", "study C: the plateau at convergence, c = 1, 2, 4, 8"),
     "profile-c-init": ("make profile-c-init", "study C: duplicated vs random init at c = 1…8, 3 seeds"),
@@ -1177,11 +1564,152 @@ def run_set_time(run_set: str, figures=None) -> str:
     if missing: text += f", no record for {', '.join(missing)}"
     return f"{text}, {date}"
 
+# %% ../nbs/92_ledger.ipynb #d0c0d002
+CODING_COLUMNS = ["id", "coded", "fingerprint", "earlier_verdict", "note"]
+
+def coding_fingerprint(c: Claim) -> str:
+    """A short hash of what decides a claim's verdict: its kind, the statement tested, the measure, run sets, margin
+    and effect of interest."""
+    src = [c.source] if isinstance(c.source, str) else list(c.source)
+    oi = None if c.of_interest is None else round(float(c.of_interest), 9)
+    key = json.dumps([c.kind, c.paper, c.measure, src, c.margin, oi], ensure_ascii=False)
+    return hashlib.sha1(key.encode()).hexdigest()[:12]
+
+def codings_path() -> Path: return PROJECT_ROOT / "profiles" / "_codings.csv"
+def ran_path() -> Path: return PROJECT_ROOT / "profiles" / "_ran.csv"
+
+def read_codings(path=None) -> pd.DataFrame:
+    "The codings log (`CODING_COLUMNS`), empty when there is none; a malformed one is an error naming the file."
+    path = Path(path or codings_path())
+    if not path.exists(): return pd.DataFrame(columns=CODING_COLUMNS)
+    log = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in CODING_COLUMNS if c not in log]
+    check(not missing, f"read_codings: {path} has no column(s) {missing}")
+    for i, v in enumerate(log.coded):
+        try: _utc(v)
+        except ValueError: raise ValueError(f"read_codings: {path} row {i + 2}, field 'coded': {v!r} is not ISO 8601")
+    return log[CODING_COLUMNS]
+
+def _utc(s: str) -> datetime.datetime:
+    "An ISO date or date-time as an aware UTC date-time (a bare date: the start of that day, UTC)."
+    d = datetime.datetime.fromisoformat(str(s).strip())
+    return (d.replace(tzinfo=datetime.timezone.utc) if d.tzinfo is None else d).astimezone(datetime.timezone.utc)
+
+# %% ../nbs/92_ledger.ipynb #d0c0d003
+def coding_record(c: Claim, log: pd.DataFrame) -> dict:
+    """The latest row of `c` in the codings `log`: `coded`, `recorded` (its fingerprint is the claim's current one),
+    `earlier_verdict` and `note`; `coded` is "" when the claim has no row."""
+    rows = log[log.id == c.id]
+    if not len(rows): return dict(coded="", recorded=False, earlier_verdict="", note="")
+    last = rows.iloc[-1]
+    return dict(coded=last.coded, recorded=last.fingerprint == coding_fingerprint(c),
+                earlier_verdict=last.earlier_verdict, note=last.note)
+
+def unrecorded_codings(claims: Sequence[Claim], log: pd.DataFrame) -> list[str]:
+    "The ids of `claims` whose current fingerprint is not the latest one the codings `log` records."
+    return [c.id for c in claims if not coding_record(c, log)["recorded"]]
+
+def record_codings(claims: Sequence[Claim], verdicts: dict, coded: str, note: str, path=None) -> list[str]:
+    """Append to the codings log one row for each of `claims` whose fingerprint changed (or is new), fixed at `coded`
+    (ISO), with the verdict it had until now (`verdicts[id]`, "" for a new claim); returns their ids."""
+    path = Path(path or codings_path())
+    log = read_codings(path)
+    _utc(coded)
+    new = [dict(id=c.id, coded=coded, fingerprint=coding_fingerprint(c), earlier_verdict=verdicts.get(c.id, ""),
+                note=note) for c in claims if not coding_record(c, log)["recorded"]]
+    if new:
+        out = pd.concat([log, pd.DataFrame(new, columns=CODING_COLUMNS)], ignore_index=True)
+        with atomic_write(path, "w") as f: out.to_csv(f, index=False)
+    return [r["id"] for r in new]
+
+# %% ../nbs/92_ledger.ipynb #d0c0d004
+def read_ran(path=None) -> dict:
+    "`{run set: ISO date-time its data first existed}` from `profiles/_ran.csv` (run_set, ran); {} when absent."
+    path = Path(path or ran_path())
+    if not path.exists(): return {}
+    t = pd.read_csv(path, dtype=str, keep_default_na=False)
+    check({"run_set", "ran"} <= set(t.columns), f"read_ran: {path} needs the columns run_set and ran")
+    return dict(zip(t.run_set, t.ran))
+
+def run_set_ran(run_set: str, figures=None, ran: dict | None = None) -> str:
+    """When the data of `run_set` (with the parts before it, `table_parts`) first existed: the earliest of its parts'
+    times in `ran` (`read_ran`), or else of their `run_info.json` dates (the start of that day); "" if none ran."""
+    ran = read_ran() if ran is None else ran
+    times = []
+    for part in table_parts(run_set):
+        if part in ran and ran[part]: times.append(_utc(ran[part]))
+        elif (info := run_set_info(part, figures)).get("date"): times.append(_utc(info["date"]))
+    return min(times).isoformat(timespec="minutes") if times else ""
+
+def is_post_hoc(coded: str, ran: str) -> bool | None:
+    "A coding fixed at or after its run set ran (None when either is unknown: never coded, never run)."
+    if not coded or not ran: return None
+    return _utc(coded) >= _utc(ran)
+
+# %% ../nbs/92_ledger.ipynb #f0f0f002
+TABLE_STUDIES = {"grokking": ("grokking", "A"), "emergence": ("emergence", "B"),
+                 "sparse_attention": ("sparse_attention", "B"), "compartments": ("compartments", "C")}
+KINDS = {"emergence": "suite", "sparse_attention": "synthetic tasks"}   # study B's two kinds of run
+# profiles whose reports ran in a folder that already held another profile's runs: their tables hold those runs too
+TABLE_HOLDS = {"profile-b-arch": ("profile-b-heads",), "profile-b-headdim": ("profile-b-heads", "profile-b-arch"),
+               "profile-b-suite-14m": ("profile-b-suite",)}
+
+def table_run_sets(run_set: str) -> list[str]:
+    "The run sets whose runs `run_set`'s table holds: its parts (`table_parts`) and the runs their folders held."
+    out = []
+    for part in table_parts(run_set):
+        for rs in (*TABLE_HOLDS.get(part, ()), part):
+            out += [x for x in table_run_sets(rs) if x not in out] if rs != part else [part] * (part not in out)
+    return out
+PYTHIA_REGIME = ("EleutherAI's Pythia, 70 M–12 B params, ~300 B tokens, 143,000 steps (their released checkpoints' "
+                 "BLiMP scores)")
+
+def source_regime(source: str) -> str:
+    """The regime of the runs behind `source` ('<run set>/<table>'): parameters, tokens and steps over the jobs of the
+    run set and the parts before it (`table_parts`), and the paper's beside them; "" for a source no study writes."""
+    run_set, table = source.split("/")
+    if table.startswith("pythia_blimp"): return f"{PYTHIA_REGIME}; paper: {PAPER_REGIMES['B']}"
+    key = next((k for k in TABLE_STUDIES if table.startswith(k)), None)
+    if key is None: return ""
+    study, letter = TABLE_STUDIES[key]
+    return regime_text(run_set_regime(table_run_sets(run_set), study), letter)
+
+def regime_lines(L: pd.DataFrame, width: int = 120) -> str:
+    """The README's regime block: per study, the range over every run set its rows were decided on (per kind of run:
+    study B's suite, its synthetic tasks, real Pythia; the run sets are the README's list above it), then the paper's;
+    markdown list items wrapped at `width`."""
+    import textwrap
+    out = []
+    for study in dict.fromkeys(L.study):
+        srcs = [s for s in dict.fromkeys(L[L.study == study].source) if isinstance(s, str) and "/" in s]
+        parts = []
+        for key, (name, _) in TABLE_STUDIES.items():
+            sets = [s.split("/")[0] for s in srcs if s.split("/")[1].startswith(key)]
+            if not sets: continue
+            runs = list(dict.fromkeys(p for rs in sets for p in table_run_sets(rs)))
+            kinds = {k for k in TABLE_STUDIES if any(s.split("/")[1].startswith(k) for s in srcs)}
+            label = f"{KINDS.get(key, key)} " if len(kinds) > 1 or "pythia" in " ".join(srcs) else ""
+            parts.append(f"{label}{regime_text(run_set_regime(runs, name))}")
+        if any(s.split("/")[1].startswith("pythia_blimp") for s in srcs):
+            parts.append("real Pythia (B2r): " + PYTHIA_REGIME.split(", ~")[0].removeprefix("EleutherAI's Pythia, "))
+        if not parts: continue
+        text = f"**{study}** here: " + "; ".join(parts) + f". The paper: {PAPER_REGIMES[study]}."
+        out += textwrap.wrap(text, width, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
+    return "\n".join(out)
+
 # %% ../nbs/92_ledger.ipynb #92af1728
+def _flag(v) -> bool:
+    "A ledger flag read back from CSV (True, 'True', 1) as a bool; empty or NaN is False."
+    return str(v).strip().lower() in ("true", "1", "1.0")
+
 def _verdict_text(r) -> str:
+    """The verdict, its Holm-adjusted p, then † where a declared alternative coding gives another verdict and ‡ where
+    the coding was fixed after its data existed (post hoc)."""
     pa = r["p_adjusted"]
-    return r["verdict"] + (f" ({_fmt_p(pa)})" if pa is not None and not (isinstance(pa, float) and math.isnan(pa))
-                           else "")
+    flips = r.get("flipped_by")
+    return (r["verdict"] + (f" ({_fmt_p(pa)})" if pa is not None and not (isinstance(pa, float) and math.isnan(pa))
+                            else "")
+            + (" †" if isinstance(flips, str) and flips else "") + (" ‡" if _flag(r.get("post_hoc")) else ""))
 
 def readme_table(L: pd.DataFrame, figure_keys: dict | None = None, width: int = 120) -> str:
     """The README's results table; `figure_keys` maps a figure path (as in the ledger) to its key in the README's
@@ -1212,11 +1740,26 @@ def study_page(L: pd.DataFrame, study: str, title: str, figures=None) -> str:
     for r in d.to_dict("records"):
         fig = f"[{r['figure']}](../../figures/{r['figure']})" if r["figure"] else "—"
         out += [f"## {r['id']} — {r['short']}", "", f"- **paper**: {r['paper']} (*{r['paper_result']}*)",
-                f"- **measure**: {r['measure']}", f"- **run set**: `{r['source']}` — `{r['command'] or '—'}`",
+                f"- **measure**: {r['measure']}"]
+        txt = lambda k: "" if r.get(k) is None or str(r.get(k)) in ("", "nan") else str(r[k])   # noqa: E731
+        rec = "; ".join(f"**{k}**: {txt(k)}" for k in ("unit", "test", "margin") if txt(k))
+        if rec: out.append(f"- {rec}")
+        if txt("of_interest") or txt("of_interest_source"):
+            out.append(f"- **effect of interest**: {txt('of_interest') or '—'} — {txt('of_interest_source') or '—'}")
+        out += [f"- **run set**: `{r['source']}` — `{r['command'] or '—'}`",
                 f"- **n**: {r['n'] or '—'}; **budget**: {r['budget'] or '—'}",
                 f"- **effect**: {r['effect'] or '—'}",
                 f"- **p** (two-sided): {_fmt_p(r['p'])}; **Holm-adjusted**: {_fmt_p(r['p_adjusted'])}",
                 f"- **power**: {r['power']}", f"- **verdict**: **{r['verdict']}**"]
+        if txt("regime"): out.append(f"- **regime**: {txt('regime')}")
+        if txt("coded"):
+            out.append(f"- **coding fixed**: {txt('coded')}; **run set's data from**: {txt('ran') or 'not run'}"
+                       + (f" — **post hoc**: fixed after its data existed; the earlier coding's verdict: "
+                          f"**{txt('earlier_verdict') or 'none recorded'}**" if _flag(r.get("post_hoc")) else ""))
+        if txt("alternatives"):
+            out.append("- **alternative codings** (declared with the claim; verdicts in the same family)"
+                       + (f", flipping the verdict: {txt('flipped_by')}" if txt("flipped_by") else "") + ":")
+            out += [f"  - {a}" for a in txt("alternatives").split("\n") if a]
         if r["detail"]: out.append(f"- **also**: {r['detail']}")
         out += [f"- **figure**: {fig}", ""]
     used = {}
@@ -1244,11 +1787,15 @@ def study_page(L: pd.DataFrame, study: str, title: str, figures=None) -> str:
 STUDY_TITLES = {"A": "a pre-training analogue of grokking", "B": "emergence from sparse attention",
                 "C": "compartmentalization"}
 
+def project_ledger(figures=None) -> pd.DataFrame:
+    "`CLAIMS` evaluated on the run tables under `figures`, with the codings log, the run sets' dates and regimes."
+    return evaluate_ledger(CLAIMS, figures, codings=read_codings(), ran=read_ran(), regime=source_regime)
+
 def write_ledger(figures=None, docs=None) -> pd.DataFrame:
     """Evaluate `CLAIMS`, write `figures/ledger.csv` and `docs/results/<study>.md`; returns the ledger."""
     figures = Path(figures or figures_root())
     docs = Path(docs or PROJECT_ROOT / "docs" / "results")
-    L = evaluate_ledger(CLAIMS, figures)
+    L = project_ledger(figures)
     docs.mkdir(parents=True, exist_ok=True)
     with atomic_write(figures / "ledger.csv", "w") as f: L.to_csv(f, index=False)
     for st, title in STUDY_TITLES.items():

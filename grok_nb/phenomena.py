@@ -4,7 +4,7 @@
 
 # %% ../nbs/grokking/11a_phenomena.ipynb #26ee758c
 from __future__ import annotations
-import math
+import json, math
 from itertools import combinations
 from typing import Sequence
 import numpy as np
@@ -218,6 +218,10 @@ def phenomenon_table(runs) -> pd.DataFrame:
                     "auroc_after": at.get("after"),
                     "erank_before": et.get("before"),
                     "erank_after": et.get("after"),
+                    # the per-checkpoint series, as text so that the run table keeps it: a window the ledger
+                    # chooses (e.g. one that leaves out the initialisation) can be re-read from the table
+                    "concept_steps": json.dumps(c["steps"]) if c.get("steps") else None,
+                    "erank_series": json.dumps(c["effective_rank"]) if c.get("effective_rank") else None,
                     "top_heads": _heads_label(h),
                     "heads_b_top": h["mean_increase_b_top"] if h else None,
                     "heads_b_all": h["mean_increase_b_all"] if h else None,

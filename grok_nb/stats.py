@@ -193,11 +193,15 @@ def _arrangements(labels) -> list[tuple]:
     vals, counts = np.unique(np.asarray(labels), return_counts=True)
     out, cur = [], []
     def rec(left):
-        if not left.any(): out.append(tuple(cur)); return
+        if not left.any():
+            out.append(tuple(cur))
+            return
         for j in np.flatnonzero(left):
-            cur.append(vals[j]); left[j] -= 1
+            cur.append(vals[j])
+            left[j] -= 1
             rec(left)
-            cur.pop(); left[j] += 1
+            cur.pop()
+            left[j] += 1
     rec(counts.copy())
     return out
 

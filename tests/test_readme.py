@@ -57,10 +57,11 @@ def test_readme_is_short():
 def test_committed_ledger_is_the_ledger_of_the_committed_run_tables():
     "figures/ledger.csv is what grok_nb.ledger computes from the committed run tables: verdicts, p-values, effects."
     import numpy as np
-    from grok_nb.ledger import CLAIMS, evaluate_ledger
-    fresh, committed = evaluate_ledger(CLAIMS, ROOT / "figures"), rr.load_ledger(ROOT / "figures")
+    from grok_nb.ledger import project_ledger
+    fresh, committed = project_ledger(ROOT / "figures"), rr.load_ledger(ROOT / "figures")
     assert list(committed.id) == list(fresh.id)
-    for col in ("source", "verdict", "here", "n", "budget"):
+    for col in ("source", "verdict", "here", "n", "budget", "alternatives", "flipped_by", "coded", "ran", "post_hoc",
+                "earlier_verdict", "regime", "of_interest_source"):
         assert committed[col].fillna("").astype(str).tolist() == fresh[col].fillna("").astype(str).tolist(), col
     for col in ("p", "p_adjusted"):
         a, b = committed[col].astype(float).to_numpy(), fresh[col].astype(float).to_numpy()

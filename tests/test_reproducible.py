@@ -38,6 +38,16 @@ def test_grokking_results_are_byte_identical(tmp_path, monkeypatch):
     assert a.read_bytes() == b.read_bytes(), json_differences(res, json.loads(b.read_text()))[:20]
     assert any("logistic" in p and len(p["logistic"]["boot"]) == SMALL["n_boot"] for p in res["phenomena"].values())
     assert res["steps"] == [0, 5, 10, 15, 20, 25, 30], res["steps"]
+    # the concept measures keep their checkpoint steps, and the run table keeps each series (the ledger re-reads a
+    # window of it, e.g. one that leaves out initialisation): the table's series equals results.json's
+    from grok_nb.phenomena import phenomenon_table
+    analysed = [p for p in res["phenomena"].values() if p.get("concepts")]
+    assert analysed and all(p["concepts"]["steps"][0] == 0 and
+                            len(p["concepts"]["steps"]) == len(p["concepts"]["effective_rank"]) for p in analysed)
+    t = phenomenon_table([("r", 0, 30, res)])
+    row = t[t.erank_series.notna()].iloc[0]
+    assert json.loads(row.erank_series) == res["phenomena"][row.phenomenon]["concepts"]["effective_rank"]
+    assert json.loads(row.concept_steps) == res["phenomena"][row.phenomenon]["concepts"]["steps"]
     run = Path(recs[0]["path"])
     rt = json.loads((run / "params.json").read_text())["runtime"]
     assert rt["device"] == "cpu" and rt["torch_threads"] >= 1 and rt["python_hash_seed"] is not None, rt
