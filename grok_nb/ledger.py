@@ -289,7 +289,7 @@ def paired_shift(rows: Callable[[pd.DataFrame], pd.DataFrame], diff: Callable[[p
 # %% ../nbs/92_ledger.ipynb #d1ed5bdd
 def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, censored: str | None = None,
           strata: Sequence[str] = (), increasing: bool = True, unit: str = "runs", budget: str = "",
-          value_label: str = "", clusters: Sequence[str] = ()) -> Callable:
+          value_label: str = "", clusters: Sequence[str] = (), n_perm: int = 20_000) -> Callable:
     """An `evaluate` for "`value` increases with `group`" (`increasing`; decreases for False) over the rows
     `rows(t)`, censored where the column `censored` is true, relabelled within `strata`, the rows that share the
     columns `clusters` (one model scored on several tasks) relabelled together; `mde` is unused (None): the detail
@@ -304,7 +304,7 @@ def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, 
         s = d[list(strata)].astype(str).agg("|".join, axis=1).to_numpy() if strata else None
         k = d[list(clusters)].astype(str).agg("|".join, axis=1).to_numpy() if clusters else None
         alt = "increasing" if increasing else "decreasing"
-        r = trend_test(v, g, c, s, alt, clusters=k)
+        r = trend_test(v, g, c, s, alt, clusters=k, n_perm=n_perm)
         o = np.argsort(g, kind="stable")
         perfect = trend_test(np.sort(g) if increasing else -np.sort(g), np.sort(g), None, None if s is None else s[o],
                              alt, clusters=None if k is None else k[o])["p_two_sided"]   # as many draws
@@ -317,7 +317,9 @@ def trend(rows: Callable[[pd.DataFrame], pd.DataFrame], group: str, value: str, 
                                + ", ".join(f"{k:g}: {m:.3g}" for k, m in means.items())
                                + (f" ({value_label})" if value_label else "")),
                        p=r["p_two_sided"], in_direction=bool(r["statistic"] > 0 if increasing else r["statistic"] < 0),
-                       mde=None, detail=f"smallest p this design can give (perfect order): {perfect:.2g}",
+                       mde=None, detail=f"smallest p this design can give (perfect order): {perfect:.2g}" + (
+                           "; exact (every relabelling)" if r["exact"] else
+                           f"; Monte Carlo p over {n_perm:,} relabellings, standard error {r['mc_se']:.1g}"),
                        short=f"{slope:+.3g} per {group.removeprefix('p_')}, n={len(d)}")
     return evaluate
 
