@@ -1269,6 +1269,10 @@ CLAIMS_C += [
 ]
 
 # %% ../nbs/92_ledger.ipynb #903775d6
+def _joint_minus(alone: str, fmt: str) -> Callable:
+    "C10's family: per seed, the joint (shared) run's final `fmt` loss ('bio', 'qa') minus the `alone` arm's."
+    return paired_shift(_bio_rows, lambda d: d[f"joint, shared (c=1)|{fmt}"] - d[f"{alone}|{fmt}"], unit="seeds")
+
 def _zh(t: pd.DataFrame) -> pd.DataFrame | None:
     "C9's rows: per seed, the real en/zh pair's bits/byte with the shared tokenizer and with the disjoint pair."
     b = _bilingual(t)
@@ -1285,27 +1289,25 @@ CLAIMS_C += [
     Claim("C10", "C", "trained jointly with a shared tokenizer, the model does worse on biographies than on that "
           "format alone", "final biography loss, joint (shared) minus biographies alone for the same steps (the "
           "paper's comparison), per seed; signed-rank", C_BIO,
-          paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|bio"] - d["bio alone|bio"], unit="seeds"),
+          _joint_minus("bio alone", "bio"),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
           command="make profile-c-cases"),
     Claim("C10b", "C", "... and worse on QA than QA alone", "final QA loss of the joint (shared) run minus QA alone "
           "for the same steps (the paper's comparison), per seed; signed-rank", C_BIO,
-          paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|qa"] - d["QA alone|qa"], unit="seeds"),
+          _joint_minus("QA alone", "qa"),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
           command="make profile-c-cases"),
     Claim("C10e", "C", "... on biographies, at equal exposure (the mechanism: interference, not fewer tokens)",
           "final biography loss, joint (shared) minus biographies alone trained on the joint run's biography tokens "
           "(equal exposure), per seed; signed-rank; only where that arm reached its plateau (within 0.05 nats of "
           "the same arm at the joint run's steps)", C_BIO,
-          requires(paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|bio"] - d["bio alone equal|bio"],
-                                unit="seeds"), bio_converged("bio")),
+          requires(_joint_minus("bio alone equal", "bio"), bio_converged("bio")),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
           command="make profile-c-cases"),
     Claim("C10be", "C", "... on QA, at equal exposure", "final QA loss of the joint (shared) run minus QA alone "
           "trained on the joint run's QA tokens (equal exposure), per seed; signed-rank; only where that arm reached "
           "its plateau (within 0.05 nats of the same arm at the joint run's steps)", C_BIO,
-          requires(paired_shift(_bio_rows, lambda d: d["joint, shared (c=1)|qa"] - d["QA alone equal|qa"],
-                                unit="seeds"), bio_converged("qa")),
+          requires(_joint_minus("QA alone equal", "qa"), bio_converged("qa")),
           of_interest=0.05, of_interest_text="0.05 nats", figure="compartments_bio_qa.png",
           command="make profile-c-cases"),
     Claim("C11", "C", "compartmentalizing the two formats greatly improves the biography format",
@@ -1464,10 +1466,8 @@ ALTERNATIVES = {  # id: {name: evaluate}: other codings, declared with the claim
     "C9": {"non-inferiority, sharing helps < 0.05 (earlier coding)": paired_shift(
                _zh, lambda d: d.disjoint - d.shared - 0.05, positive=False, unit="seeds", fmt="+.3f"),
            "margin ±0.1": equivalence(_zh, lambda d: d.disjoint - d.shared, 0.1, unit="seeds")},
-    "C10e": {"plateau not required (C10's earlier coding)": paired_shift(
-        _bio_rows, lambda d: d["joint, shared (c=1)|bio"] - d["bio alone equal|bio"], unit="seeds")},
-    "C10be": {"plateau not required (C10b's earlier coding)": paired_shift(
-        _bio_rows, lambda d: d["joint, shared (c=1)|qa"] - d["QA alone equal|qa"], unit="seeds")},
+    "C10e": {"plateau not required (C10's earlier coding)": _joint_minus("bio alone equal", "bio")},
+    "C10be": {"plateau not required (C10b's earlier coding)": _joint_minus("QA alone equal", "qa")},
 }
 for _c in CLAIMS:
     _c.unit, _c.test, _c.margin, _c.of_interest_source = RECORDS[_c.id]
