@@ -23,19 +23,19 @@ from .regime import run_set_regime, regime_text, PAPER_REGIMES
 __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'PAPER_SPACING', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'A3B_TABLE', 'A3B_CMD', 'CLAIMS_A',
            'B_HEADS', 'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_PATCH16', 'B_CONTROL', 'B_LAGS', 'LM',
            'CA', 'H4', 'CA_ANY_HEADS', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'B_CMD_C', 'CLAIMS_B', 'C_TAX', 'C_INIT',
-           'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL',
-           'C_BIO', 'C_BIO_LONG', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS',
-           'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS', 'EARLIER_RUN_SETS', 'CODING_COLUMNS', 'TABLE_STUDIES',
-           'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table',
-           'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates',
-           'success_rate', 'paired_shift', 'trend', 'noting', 'requires', 'equivalence', 'evaluate_ledger',
-           'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'rank_after',
-           'steps_rows', 'heads_trend', 'compute_matched', 'onsets_by_model', 'patched_k', 'learned_tax',
-           'bio_converged', 'at_plateau', 'translation_learned_at', 'posthoc_convergence', 'translation_learned',
-           'run_set_info', 'run_set_time', 'coding_fingerprint', 'codings_path', 'ran_path', 'read_codings',
-           'coding_record', 'unrecorded_codings', 'record_codings', 'read_ran', 'run_set_ran', 'is_post_hoc',
-           'table_run_sets', 'source_regime', 'regime_lines', 'readme_table', 'study_page', 'project_ledger',
-           'write_ledger']
+           'C_INIT2', 'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE',
+           'C_BIL', 'C_BIO', 'C_BIO_LONG', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C',
+           'CLAIMS', 'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS', 'EARLIER_RUN_SETS', 'CODING_COLUMNS',
+           'TABLE_STUDIES', 'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME', 'STUDY_TITLES', 'scalar_columns', 'relative_paths',
+           'save_table', 'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim', 'censored_steps',
+           'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'requires', 'equivalence',
+           'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
+           'catch_up', 'rank_after', 'steps_rows', 'heads_trend', 'compute_matched', 'onsets_by_model', 'patched_k',
+           'learned_tax', 'bio_converged', 'at_plateau', 'translation_learned_at', 'posthoc_convergence',
+           'translation_learned', 'run_set_info', 'run_set_time', 'coding_fingerprint', 'codings_path', 'ran_path',
+           'read_codings', 'coding_record', 'unrecorded_codings', 'record_codings', 'read_ran', 'run_set_ran',
+           'is_post_hoc', 'table_run_sets', 'source_regime', 'regime_lines', 'readme_table', 'study_page',
+           'project_ledger', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -986,6 +986,7 @@ CLAIMS_B += [
 # %% ../nbs/92_ledger.ipynb #54710320
 C_TAX = ("profile-c-tiers/compartments_tax", "demo/compartments_tax")
 C_INIT = ("profile-c-init/compartments_tax", "demo/compartments_tax")
+C_INIT2 = ("profile-c-init2/compartments_tax",)
 C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity")
 # profiles in parts (RUN_PARTS): a later part's table is the union of the parts' tables up to it (load_table)
 C_POSTHOC = ("profile-c-posthoc3/compartments_posthoc", "profile-c-posthoc2/compartments_posthoc",
@@ -1214,13 +1215,13 @@ CLAIMS_C = [
           "within 1.5× of c = 1's steps, as the claim says; above 0: slower than that, against it; a run that never "
           "reached the loss gives a lower bound), per (c, seed), averaged over the runs that share a c = 1 "
           "reference; signed-rank over references",
-          C_INIT, paired_shift(lambda t: t[t.init == "duplicate"] if "init" in t else None,
+          C_INIT2, paired_shift(lambda t: t[t.init == "duplicate"] if "init" in t else None,
                                lambda d: np.log(d.ratio) - math.log(1.5),
                                positive=False, unit="(c, seed) runs", fmt="+.2f", cluster=["ref_run_id"],
                                cluster_unit="c = 1 references", lower=lambda d: d.censored.fillna(False).astype(bool)),
           of_interest=math.log(1.5), of_interest_text="the margin itself (as efficient as c = 1)",
           figure="compartments_init.png",
-          command=C_CMD.format("init")),
+          command="make profile-c-init2"),
     Claim("C4", "C", "a trained c = 1 model duplicated into c compartments resumes at its plateau without overhead",
           "non-inferiority: final within-compartment loss after post-hoc duplication minus the c = 1 continuation, "
           "minus a margin of 0.05 nats at every c (below 0: no overhead beyond the margin, as the claim says), per "
@@ -1511,6 +1512,8 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-tiers": ("make profile-c-tiers", "study C: the tax at c = 1…8 on the two smallest paper tiers"),
     "profile-c-capacity": ("make profile-c-capacity", "study C: the plateau at convergence, c = 1, 2, 4, 8"),
     "profile-c-init": ("make profile-c-init", "study C: duplicated vs random init at c = 1…8, 3 seeds"),
+    "profile-c-init2": ("make profile-c-init2", "study C: C3 on 10 new seeds (3-12), fixed before it ran: c = 1 and "
+                        "duplicated init at c = 2…8"),
     "profile-c-posthoc": ("make profile-c-posthoc", "study C: post-hoc duplication to convergence, seeds 0-3 (its "
                           "summary predates the \"no c = 1 run\" wording: its \"nan\" gaps and ratios are to a "
                           "c = 1 scratch run that this part does not train, and \"step nan\" means not recovered; its "
