@@ -573,10 +573,19 @@ BIO_QA_TAGS = dict(zip(BIO_QA_CONDITIONS.values(), ("bio_c1", "qa_c1", "joint_c1
 
 def bio_qa_section(bqt) -> Section:
     "Biographies vs QA: each format's loss and the QA exact match per condition (see above)."
+    base = list(BIO_QA_CONDITIONS.values())
+    bqt, tags, rank = bqt.copy(), dict(BIO_QA_TAGS), {}
+    for c, g in bqt.groupby("cond"):
+        steps = sorted(g.steps.unique()) if "steps" in g and g.steps.nunique() > 1 else [None]
+        for s in steps:
+            lab = c if s is None else f"{c}, {int(s):,} steps"
+            if s is not None:
+                bqt.loc[(bqt.cond == c) & (bqt.steps == s), "cond"] = lab
+                tags[lab] = f"{BIO_QA_TAGS.get(c, c)}_{int(s)}"
+            rank[lab] = (base.index(c) if c in base else len(base), s or 0)
     bt = condition_table(bqt, ["cond"], ["loss_bio", "loss_qa", "loss_own_matched", "em_train", "loss_qa_test",
                                          "em_test"])
-    order = [c for c in BIO_QA_CONDITIONS.values() if c in set(bt.cond)]
-    bt = bt.set_index("cond").reindex(order).reset_index()
+    bt = bt.set_index("cond").reindex(sorted(bt.cond, key=rank.get)).reset_index()
     sec = Section("compartments_bio_qa", data=bt)
     fig, axs = plt.subplots(1, 3, figsize=(14, 3.4))
     xs = np.arange(len(bt))
@@ -584,8 +593,8 @@ def bio_qa_section(bqt) -> Section:
         axs[0].bar(xs + (j - 0.5) * 0.4, bt[f"{k}_mean"], 0.4,
                    yerr=[bt[f"{k}_mean"] - bt[f"{k}_min"], bt[f"{k}_max"] - bt[f"{k}_mean"]], capsize=2, label=name)
     m = bt.loss_own_matched_mean.notna()
-    axs[0].scatter(xs[m] + np.where(bt.cond[m] == "bio alone", -0.2, 0.2), bt.loss_own_matched_mean[m], marker="_",
-                   s=200, color="k", zorder=3, label="own format at the joint run's exposure")
+    axs[0].scatter(xs[m] + np.where(bt.cond[m].str.startswith("bio alone"), -0.2, 0.2), bt.loss_own_matched_mean[m],
+                   marker="_", s=200, color="k", zorder=3, label="own format at the joint run's exposure")
     axs[0].set_ylabel("final loss per format (nats/token)")
     axs[0].set_title("each format's own loss", fontsize=9)
     axs[1].bar(xs, bt.em_train_mean, 0.5, color="C2")
@@ -599,12 +608,12 @@ def bio_qa_section(bqt) -> Section:
         a.set_xticks(xs)
         a.set_xticklabels(bt.cond, fontsize=6, rotation=15)
     axs[0].legend(fontsize=6)
-    fig.suptitle("facts as biographies vs QA: each format's loss under four conditions", fontsize=10)
+    fig.suptitle("facts as biographies vs QA: each format's loss per condition", fontsize=10)
     fig.tight_layout()
     sec.fig = fig
     sec.text += [bqt.round(3).to_string(index=False), bt.round(3).to_string(index=False)]
     for _, r in bt.iterrows():
-        tag = BIO_QA_TAGS.get(r.cond)
+        tag = tags.get(r.cond)
         sec.values.update({f"bio_qa.{tag}.{k}": None if pd.isna(r[f"{k}_mean"]) else float(r[f"{k}_mean"])
                            for k in BIO_QA_KEYS})
         mt = (

@@ -245,11 +245,13 @@ BIO_QA_CONDITIONS = {("bio", 1): "bio alone", ("qa", 1): "QA alone", ("joint", 1
 def bio_qa_table(runs, key: str = "val_within") -> pd.DataFrame:
     "Per bio/QA run: each format's own loss, exact match, held-out transfer, and exposure-matched loss (see above)."
     rows = []
+    joint = runs[runs.p_corpus == "joint"].groupby("p_seed").p_steps.max() if len(runs) else pd.Series(dtype=float)
     for _, r in (runs.iterrows() if len(runs) else []):
         cond = BIO_QA_CONDITIONS.get((r.p_corpus, int(r.p_c)), f"{r.p_corpus}, c={int(r.p_c)}")
         own = {"bio": "bio", "qa": "qa"}.get(r.p_corpus)
         share = r.get(f"r_case_info.byte_share.{own}", np.nan) if own else np.nan
-        matched = (eval_loss_at(RunDir(r.path).metrics(), float(r.p_steps) * share, f"{key}_{own}")
+        at = min(float(joint.get(r.p_seed, r.p_steps)) * share, float(r.p_steps))
+        matched = (eval_loss_at(RunDir(r.path).metrics(), at, f"{key}_{own}")
                    if own and np.isfinite(share) else np.nan)
         rows.append(
             {
