@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 from scipy import stats as _st
-from .core import check, figures_root, atomic_write, PROJECT_ROOT
+from .core import check, GrokError, figures_root, atomic_write, PROJECT_ROOT
 from .stats import (gehan_test, fisher_test, binomial_test, signed_rank_test, trend_test, fisher_combine, holm,
                            mde_ratio, mde_fisher, mde_binomial, mde_shift, verdict, VERDICTS, censored_lognormal)
 from .task_eval import select_runs
@@ -27,15 +27,15 @@ __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'PAPER_SPACING', 'A_TABLE', 'A_PHENOME
            'C_BIL', 'C_BIO', 'C_BIO_LONG', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C',
            'CLAIMS', 'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS', 'EARLIER_RUN_SETS', 'CODING_COLUMNS',
            'TABLE_STUDIES', 'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME', 'STUDY_TITLES', 'scalar_columns', 'relative_paths',
-           'save_table', 'table_path', 'table_parts', 'load_table', 'Outcome', 'Claim', 'censored_steps',
-           'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'requires', 'equivalence',
-           'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
-           'catch_up', 'rank_after', 'steps_rows', 'heads_trend', 'compute_matched', 'onsets_by_model', 'patched_k',
-           'learned_tax', 'bio_converged', 'at_plateau', 'translation_learned_at', 'posthoc_convergence',
-           'translation_learned', 'run_set_info', 'run_set_time', 'coding_fingerprint', 'codings_path', 'ran_path',
-           'read_codings', 'coding_record', 'unrecorded_codings', 'record_codings', 'read_ran', 'run_set_ran',
-           'is_post_hoc', 'table_run_sets', 'source_regime', 'regime_lines', 'readme_table', 'study_page',
-           'project_ledger', 'write_ledger']
+           'save_table', 'table_path', 'table_parts', 'read_run_table', 'load_table', 'Outcome', 'Claim',
+           'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'requires',
+           'equivalence', 'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured',
+           'strength_pairs', 'catch_up', 'rank_after', 'steps_rows', 'heads_trend', 'compute_matched',
+           'onsets_by_model', 'patched_k', 'learned_tax', 'bio_converged', 'at_plateau', 'translation_learned_at',
+           'posthoc_convergence', 'translation_learned', 'run_set_info', 'run_set_time', 'coding_fingerprint',
+           'codings_path', 'ran_path', 'read_codings', 'coding_record', 'unrecorded_codings', 'record_codings',
+           'read_ran', 'run_set_ran', 'is_post_hoc', 'table_run_sets', 'source_regime', 'regime_lines', 'readme_table',
+           'study_page', 'project_ledger', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -82,6 +82,17 @@ def table_parts(run_set: str) -> list[str]:
         if run_set in names: return names[: names.index(run_set) + 1]
     return [run_set]
 
+# %% ../nbs/92_ledger.ipynb #9031f4a1
+def read_run_table(path) -> pd.DataFrame:
+    "The run table at `path`; an empty or garbled file, or a row repeated exactly, is an error naming the file."
+    try: t = pd.read_csv(path)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise GrokError(f"read_run_table: {path} is not a run table ({type(e).__name__}: {str(e).strip()})") from None
+    dup = [int(i) + 2 for i in np.flatnonzero(t.duplicated().to_numpy())]           # file lines (1: the header)
+    check(not dup, f"read_run_table: {path} repeats {len(dup)} row(s) exactly (file lines {dup[:5]}): each would "
+          "count a run twice; rewrite the table from its runs (the report) instead")
+    return t
+
 # %% ../nbs/92_ledger.ipynb #9031f4a3
 def load_table(source: str, figures=None) -> pd.DataFrame | None:
     """The run table `source` names, or None when that run set has not been run (no file). A later part of a profile
@@ -90,7 +101,7 @@ def load_table(source: str, figures=None) -> pd.DataFrame | None:
     `size` and `seed`)."""
     if not table_path(source, figures).exists(): return None
     run_set, name = source.split("/")
-    ts = [pd.read_csv(p) for p in (table_path(f"{rs}/{name}", figures) for rs in table_parts(run_set)) if p.exists()]
+    ts = [read_run_table(p) for p in (table_path(f"{rs}/{name}", figures) for rs in table_parts(run_set)) if p.exists()]
     key = next((k for k in (["run_id"], ["size", "seed"]) if all(set(k) <= set(x.columns) for x in ts)), None)
     if len(ts) > 1 and key is not None:                 # a run: its run_id, or a suite member's (size, seed)
         later = set()
@@ -397,7 +408,7 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
     its run set ran and whether it is post hoc (left empty without them); `regime(source)` the scale it ran at.
     Each claim's `alternatives` are evaluated on the same table and judged in the same family, the claim's p replaced
     by the alternative's (added where the claim has none)."""
-    tables = dict(tables or {})
+    tables_given, tables = tables, dict(tables or {})
     ids = [c.id for c in claims]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     check(not dup, f"evaluate_ledger: duplicate claim ids {dup}")
@@ -409,12 +420,17 @@ def evaluate_ledger(claims: Sequence[Claim], figures=None, tables: dict | None =
             if s not in tables: tables[s] = load_table(s, figures)
             if tables[s] is not None: return tables[s], s
         return None, None
+    def read(c, ev, t, src):                                             # an error names the claim and its table
+        try: return ev(t)
+        except Exception as e:
+            where = src if src in (tables_given or {}) else table_path(src, figures)
+            raise GrokError(f"evaluate_ledger: claim {c.id} on {where}: {type(e).__name__}: {e}") from e
     for c in claims:
         if c.kind in ("test", "existence", "method", "untestable") and c.evaluate is not None:
             t, src = first_run(c)
-            o = c.evaluate(t) if t is not None else Outcome(status="not measured")
+            o = read(c, c.evaluate, t, src) if t is not None else Outcome(status="not measured")
             if o.status != "not measured": used[c.id] = src              # else: the run set that would measure it
-            alts[c.id] = {k: (ev(t) if t is not None else Outcome(status="not measured"))
+            alts[c.id] = {k: (read(c, ev, t, src) if t is not None else Outcome(status="not measured"))
                           for k, ev in c.alternatives.items()}
         elif c.kind == "untestable" or (c.evaluate is None and c.kind != "derived"):
             o = Outcome(status="not testable here")
