@@ -146,12 +146,19 @@ def _check_safetensors(f: Path) -> None:
                         f"{str(e).strip().splitlines()[0][:200] if str(e).strip() else 'no detail'})") from e
 
 def _fill_model(path: Path, model, device):
-    "Load `path/model.safetensors` into `model` (already verified); tied heads are saved once."
+    """Load `path/model.safetensors` into `model` (already verified); tied heads are saved once. A file written by
+    `save_pretrained` whose names are not the module's (transformers 5 writes GPT-NeoX's head under its checkpoint
+    name `embed_out`; the module calls it `lm_head`) is read through the model class's own `from_pretrained`, which
+    knows the renaming."""
     from safetensors.torch import load_file
     _check_safetensors(path/"model.safetensors")
+    m = _unwrap(model)
     try: sd = load_file(path/"model.safetensors")
     except Exception as e: raise read_error(path/"model.safetensors", e) from e
-    missing, unexpected = _unwrap(model).load_state_dict(sd, strict=False)
+    if set(sd) - set(m.state_dict()) and hasattr(m, "save_pretrained") and (path/"config.json").is_file():
+        try: sd = type(m).from_pretrained(path, use_safetensors=True).state_dict()
+        except Exception as e: raise read_error(path/"model.safetensors", e) from e
+    missing, unexpected = m.load_state_dict(sd, strict=False)
     check(not unexpected, f"{path}: unexpected keys {unexpected[:5]}")
     check(all("lm_head" in k for k in missing), f"{path}: missing keys {missing[:5]}")
     return model.to(device)
