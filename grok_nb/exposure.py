@@ -22,7 +22,7 @@ __all__ = ['DEMONSTRATIVE_WORDS', 'NUMBER_DETERMINERS', 'PRENOMINAL', 'PREPOSITI
            'PARTICIPLE_AUXILIARIES', 'QUANTIFIERS', 'MULTIWORD_ADJECTIVES', 'PREVERBAL_ADVERBS', 'PHENOMENON_RULES',
            'PHRASE_COLUMNS', 'GROKKING_SPEC', 'split_words', 'phenomenon_of', 'NoContrast', 'CriticalPhrase',
            'critical_phrase', 'critical_phrases', 'phrase_coverage', 'exposure_table', 'sightings_before',
-           'stream_texts', 'exposure_from_stream', 'proxy_split']
+           'stream_texts', 'exposure_from_stream', 'proxy_split', 'PairsSpec']
 
 # %% ../nbs/grokking/10_exposure.ipynb #8163bb95
 _WORD = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]")
@@ -537,10 +537,21 @@ def proxy_split(pairs_df: pd.DataFrame, exposure_df: pd.DataFrame, window_step: 
     return pd.Series([bool(pd.notna(first[p]) and first[p] < window_step) for p in pairs_df.phrase],
                      index=pairs_df.index, name="exposed", dtype=bool)
 
+# %% ../nbs/grokking/10_exposure.ipynb #b91d7431
+class PairsSpec(PathSpec):
+    "Study A's `pairs`: a `PathSpec` whose special value 'embedded' goes only with `corpus='embedded'`."
+    def __init__(self):
+        super().__init__(specials=("embedded",))
+        base = self._allowed
+        self._allowed = (f"{base}; 'embedded' only with corpus='embedded' (its grammar's pairs): a real corpus takes "
+                         "BLiMP pairs, e.g. pairs=data/blimp")
+    def _check(self, v, params) -> bool:
+        return super()._check(v, params) and not (str(v) == "embedded" and params["corpus"] != "embedded")
+
 # %% ../nbs/grokking/10_exposure.ipynb #b91d743a
 _POS, _NN, _FRAC, _SHARE = Int(1), Int(0), Num(0, 1), Num(0, 1, lo_open=True)
 GROKKING_SPEC = StudySpec("grokking", rules=dict(
-    corpus=PathSpec(specials=("embedded",)), pairs=PathSpec(specials=("embedded",)),
+    corpus=PathSpec(specials=("embedded",)), pairs=PairsSpec(),
     phenomena=ListOf(Str(), unique=True), preset=preset_rule(),
     tokenizer=PathSpec(specials=("auto",), prefixes=(), hub_names=True), vocab_size=Int(5), n_docs=Opt(_POS),
     n_per_phenomenon=_POS, zipf=Num(0, lo_open=True), n_nouns=Opt(_POS), raising_share=_FRAC, order_share=_FRAC,

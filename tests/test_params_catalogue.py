@@ -29,6 +29,9 @@ CATALOGUE = [
     ("grokking", {"phenomena": []}, "'phenomena' = [] is not allowed: must be a list of at least 1"),
     ("grokking", {"corpus": NO}, f"'corpus' = '{NO}' is not allowed: must be 'embedded', 'hf:<name>' or an existing"),
     ("grokking", {"pairs": "../no/such/blimp"}, "'pairs' = '"),
+    ("grokking", {"corpus": str(ROOT / "data/english/c4_en_sample1000.jsonl.gz")},           # pairs: 'embedded'
+     "'pairs' = 'embedded' is not allowed: must be 'embedded', 'hf:<name>' or an existing file or folder; 'embedded' "
+     "only with corpus='embedded'"),
     ("grokking", {"tokenizer": "./no/such/tokenizer"}, "'tokenizer' = '"),
     ("grokking", {"preset": "llama-huge"}, "'preset' = 'llama-huge' is not allowed: must be one of"),
     ("grokking", {"vocab_size": 0}, "'vocab_size' = 0"),
