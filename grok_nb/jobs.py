@@ -15,11 +15,12 @@ from .sweep import (grid, study_notebooks, report_notebooks, study_defaults, res
 from .status import BAD_STATUSES
 
 # %% auto #0
-__all__ = ['PROFILES_DIR', 'DESIGNS_FILE', 'GROKKING_DESIGN', 'EMERGENCE_SUITE', 'COMPARTMENTS_DEMO', 'COMPARTMENTS_TRANSLATION',
-           'COMPARTMENTS_CAPACITY', 'PROFILE_FIELDS', 'GROUP_FIELDS', 'PROFILES', 'PROFILE_RUNS', 'profiles_dir',
-           'read_yaml', 'check_params_mapping', 'load_designs', 'design', 'demo_jobs', 'demo', 'expand_grid', 'Profile',
-           'load_profile', 'profile_jobs', 'load_profiles', 'profile_run_ids', 'report_run_ids', 'run_profile',
-           'profile_table', 'parse_params', 'study_names', 'describe_params', 'main']
+__all__ = ['PROFILES_DIR', 'DESIGNS_FILE', 'YAML_MAX_NODES', 'GROKKING_DESIGN', 'EMERGENCE_SUITE', 'COMPARTMENTS_DEMO',
+           'COMPARTMENTS_TRANSLATION', 'COMPARTMENTS_CAPACITY', 'PROFILE_FIELDS', 'GROUP_FIELDS', 'PROFILE_ERRORS',
+           'PROFILES', 'PROFILE_RUNS', 'profiles_dir', 'read_yaml', 'check_params_mapping', 'load_designs', 'design',
+           'demo_jobs', 'demo', 'expand_grid', 'Profile', 'load_profile', 'profile_jobs', 'load_profiles',
+           'profile_run_ids', 'report_run_ids', 'run_profile', 'profile_table', 'parse_params', 'study_names',
+           'describe_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #56d70387
 PROFILES_DIR = PROJECT_ROOT / "profiles"
@@ -46,13 +47,39 @@ class _StrictLoader(yaml.SafeLoader):
             seen.add(key)
         return super().construct_mapping(node, deep)
 
+YAML_MAX_NODES = 100_000   # what a profile may expand to through its aliases (the largest holds a few hundred)
+
+def _expanded_nodes(node, memo: dict, limit: int) -> int:
+    "How many nodes `node` stands for once every alias is expanded; counting stops past `limit`."
+    if id(node) in memo: return memo[id(node)]
+    memo[id(node)] = limit + 1                                        # a node inside itself never ends
+    kids = ([x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode)
+            else node.value if isinstance(node, yaml.SequenceNode) else [])
+    n = 1
+    for k in kids:
+        n += _expanded_nodes(k, memo, limit)
+        if n > limit: break
+    memo[id(node)] = min(n, limit + 1)
+    return memo[id(node)]
+
+def _yaml_problem(e: yaml.YAMLError) -> str:
+    "A YAML error in one line: what is wrong, and where."
+    mark, what = getattr(e, "problem_mark", None), getattr(e, "problem", None) or str(e).strip().splitlines()[0]
+    return what + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else "")
+
 def read_yaml(path) -> dict:
-    """The mapping of fields in YAML file `path`; a missing file, bad YAML, a key given twice or a file that holds no
-    mapping is a `GrokError` naming the file."""
+    """The mapping of fields in YAML file `path`; a missing file, bad YAML (said in one line), a key given twice, a
+    file that expands through its aliases to more than `YAML_MAX_NODES` nodes (an alias bomb, refused before it is
+    built) or a file that holds no mapping is a `GrokError` naming the file."""
     path = Path(path)
     check(path.is_file(), f"{_shown(path)}: no such file")
-    try: data = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
-    except yaml.YAMLError as e: raise GrokError(f"{_shown(path)}: not valid YAML: {e}") from None
+    text = path.read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text, Loader=_StrictLoader)
+        check(node is None or _expanded_nodes(node, {}, YAML_MAX_NODES) <= YAML_MAX_NODES,
+              f"{_shown(path)}: its aliases (*name) expand it to more than {YAML_MAX_NODES:,} nodes: refused")
+        data = yaml.load(text, Loader=_StrictLoader)
+    except yaml.YAMLError as e: raise GrokError(f"{_shown(path)}: not valid YAML: {_yaml_problem(e)}") from None
     check(isinstance(data, dict), f"{_shown(path)}: must hold a mapping of fields, not {type(data).__name__}")
     return data
 
@@ -270,14 +297,23 @@ def profile_jobs(name: str, folder=None, check_params: bool = False) -> list[tup
     return jobs
 
 # %% ../nbs/90a_jobs.ipynb #4f120eaf
-def load_profiles(folder=None) -> dict[str, Profile]:
-    "Every profile of `folder` (default `profiles_dir()`): the files `<name>.yaml` (`_designs.yaml` is none), checked."
-    folder = Path(folder or profiles_dir())
-    return {p.stem: load_profile(p.stem, folder) for p in sorted(folder.glob("*.yaml"), key=lambda p: p.stem)
-            if not p.name.startswith("_")}
+def load_profiles(folder=None, errors: dict | None = None) -> dict[str, Profile]:
+    """Every profile of `folder` (default `profiles_dir()`): the files `<name>.yaml` (`_designs.yaml` is none),
+    checked. With `errors` (a dict), a profile that does not load is left out and its error kept there (name -> the
+    message naming file and field), so that one bad file fails only the commands that use it."""
+    folder, out = Path(folder or profiles_dir()), {}
+    for p in sorted(folder.glob("*.yaml"), key=lambda p: p.stem):
+        if p.name.startswith("_"): continue
+        try: out[p.stem] = load_profile(p.stem, folder)
+        except GrokError as e:
+            if errors is None: raise
+            errors[p.stem] = str(e)
+    return out
 
-# the registry `grok-nb profile` and `make profile-<name>` read: name -> (its jobs, its reports), from the files
-_LOADED = load_profiles()
+# the registry `grok-nb profile` and `make profile-<name>` read: name -> (its jobs, its reports), from the files;
+# PROFILE_ERRORS: name -> why its file does not load (`grok-nb profile NAME` says so; every other command runs)
+PROFILE_ERRORS: dict = {}
+_LOADED = load_profiles(errors=PROFILE_ERRORS)
 PROFILES = {n: (functools.partial(profile_jobs, n), p.reports) for n, p in _LOADED.items()}
 PROFILE_RUNS = {n: p.runs for n, p in _LOADED.items() if p.runs != n}   # profiles run in another's folder
 
@@ -335,12 +371,13 @@ def profile_table(figures=None):
     import pandas as pd
     from grok_nb.sweep import run_info
     root = Path(figures or figures_root())
-    rows = []
-    for name, prof in load_profiles().items():
+    rows, errors = [], {}
+    for name, prof in load_profiles(errors=errors).items():
         info = run_info(root if name == "demo" else root / f"profile-{name}")
         rows.append(dict(profile=name, runs=len(profile_jobs(name)),
                          wall=wall_text(info, runs=False) if info else "", measured=info.get("date", ""),
                          summary=prof.summary))
+    rows += [dict(profile=n, runs="—", wall="", measured="", summary=f"cannot be read: {e}") for n, e in errors.items()]
     return pd.DataFrame(rows, columns=["profile", "runs", "wall", "measured", "summary"])
 
 # %% ../nbs/90a_jobs.ipynb #89f0775c
@@ -430,8 +467,9 @@ def _parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("profile", help="a CPU profile: the runs behind a study's claims, then its reports",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         epilog="profiles (each profiles/<name>.yaml; its description says what it runs and why):\n"
-                        + "\n".join(f"  {n}: {p.summary}" for n, p in load_profiles().items()))
-    pr.add_argument("name", nargs="?", choices=sorted(PROFILES))
+                        + "\n".join([*(f"  {n}: {p.summary}" for n, p in _LOADED.items()),
+                                     *(f"  {n}: cannot be read: {e}" for n, e in PROFILE_ERRORS.items())]))
+    pr.add_argument("name", nargs="?", choices=sorted({*PROFILES, *PROFILE_ERRORS}))
     pr.add_argument("--list", action="store_true", help="list the profiles: runs, measured wall time, summary")
     pr.add_argument("--workers", type=int, default=2)
     d = sub.add_parser("demo", help="the demo: every study at CPU scale, the reports, the summaries")
@@ -479,6 +517,7 @@ def main(argv=None):
                           f"{r['summary']}")
                 return 0
             check(a.name is not None, "grok-nb profile: name a profile, or --list to see them")
+            check(a.name not in PROFILE_ERRORS, PROFILE_ERRORS.get(a.name, ""))
             return run_profile(a.name, runs_dir=a.runs_dir, workers=a.workers)
         if a.cmd == "demo":
             return demo(a.runs_dir, workers=a.workers)

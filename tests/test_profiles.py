@@ -7,7 +7,7 @@ functions' jobs on main at a969d1a.
 
 A profile changed on purpose (a new seed, another c) changes its run ids: rewrite the fixture from the files with
 `python tests/test_profiles.py --write` and commit it with the change, so that the diff shows which runs are new."""
-import hashlib, json, subprocess, sys
+import hashlib, json, os, subprocess, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +66,26 @@ def test_the_cli_lists_the_profiles_and_refuses_an_unknown_one():
                         "zz"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2 and "invalid choice: 'zz'" in r.stderr, r.stderr
 
+
+
+def test_one_bad_profile_fails_only_the_commands_that_use_it(tmp_path):
+    """A profile file that does not load (bad YAML here) leaves every other command working; `grok-nb profile` on it
+    says why in one line naming the file, and `--list` shows it as unreadable."""
+    import shutil
+    folder = tmp_path / "profiles"
+    shutil.copytree(ROOT / "profiles", folder)
+    (folder / "zz-bad.yaml").write_text("description: x\nstudy: [unclosed\n")
+    env = {**os.environ, "GROK_NB_PROFILES_DIR": str(folder)}
+    cli = lambda *a: subprocess.run([sys.executable, "-c", "from grok_nb.jobs import main; raise SystemExit(main())",  # noqa: E731
+                                     *a], cwd=ROOT, capture_output=True, text=True, env=env)
+    r = cli("params", "grokking")
+    assert r.returncode == 0 and "grokking: " in r.stdout, r.stderr
+    r = cli("profile", "zz-bad")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert lines[0].endswith("zz-bad.yaml: not valid YAML: expected ',' or ']', but got '<stream end>' (line 3, column 1)")
+    r = cli("profile", "--list")
+    assert r.returncode == 0 and "cannot be read:" in r.stdout and "c-init2" in r.stdout, r.stdout
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
     FIXTURE.write_text(json.dumps(dict(sorted(fingerprint(from_files()).items())), indent=1) + "\n")
