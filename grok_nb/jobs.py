@@ -505,7 +505,7 @@ def main(argv=None):
             print(df.fillna("").to_string(index=False))
             print(f"{a.study}: {len(df)} runs in {where}: "
                   + ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().items()))
-            return int(df["status"].isin(BAD_STATUSES).any())
+            return int(df["status"].isin((*BAD_STATUSES, "unreadable")).any())
         if a.cmd == "params":
             print(describe_params(a.study))
             return 0

@@ -401,6 +401,23 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
     return df
 
 # %% ../nbs/90_sweep.ipynb #5fc04d6c
+def _mapping(obj, where: str) -> dict:
+    check(isinstance(obj, dict), f"{where}: must hold a mapping, not {type(obj).__name__}")
+    return obj
+
+def _run_row(d: Path) -> dict:
+    "One run folder's row of `load_runs`; a record that is not what a run writes is a `GrokError` naming the file."
+    st = _mapping(load_json(d/"status.json"), f"{d}/status.json") if (d/"status.json").exists() else {}
+    pj = _mapping(load_json(d/"params.json"), f"{d}/params.json") if (d/"params.json").exists() else {}
+    params = st.get("params") or pj.get("params", {})
+    params = _mapping(params, f"{d}: 'params'")
+    row = {"run_id": d.name, "status": run_status(d), "path": str(d), **{f"p_{k}": v for k, v in params.items()}}
+    for f in ("results.json", "timings.json") if (d/"results.json").exists() else ():
+        obj = _mapping(load_json(d/f), f"{d}/{f}") if (d/f).exists() else {}
+        if obj: row.update({f"r_{k}": v for k, v in pd.json_normalize(obj, sep=".").iloc[0].to_dict().items()})
+    if st.get("status") in BAD_STATUSES: row["error"] = st.get("error")
+    return row
+
 def load_runs(study: str, runs_dir=None, warn: bool = True, run_ids=None) -> pd.DataFrame:
     """One tidy row per run of `study`: run_id, status, parameters (`p_<name>`; a parameter a run predates has its
     neutral value, `neutral_params`), scalar results and timings (`r_<name>`, flattened); with `run_ids`, only those
@@ -410,19 +427,16 @@ def load_runs(study: str, runs_dir=None, warn: bool = True, run_ids=None) -> pd.
     base = runs_folder(runs_dir)
     root = base / study
     keep = None if run_ids is None else set(run_ids)
-    rows = []
+    rows, bad = [], []
     for d in sorted(root.glob("*")) if root.exists() else []:
         if not d.is_dir() or d.name.startswith("_") or (keep is not None and d.name not in keep): continue
-        st = load_json(d/"status.json") if (d/"status.json").exists() else {}
-        params = st.get("params") or (
-            load_json(d / "params.json").get("params", {}) if (d / "params.json").exists() else {}
-        )
-        row = {"run_id": d.name, "status": run_status(d), "path": str(d), **{f"p_{k}": v for k, v in params.items()}}
-        for f in ("results.json", "timings.json") if (d/"results.json").exists() else ():
-            obj = load_json(d/f) if (d/f).exists() else {}
-            if obj: row.update({f"r_{k}": v for k, v in pd.json_normalize(obj, sep=".").iloc[0].to_dict().items()})
-        if st.get("status") in BAD_STATUSES: row["error"] = st.get("error")
-        rows.append(row)
+        try: rows.append(_run_row(d))
+        except (GrokError, ValueError, TypeError, AttributeError, KeyError) as e:   # one bad record: that run only
+            rows.append({"run_id": d.name, "status": "unreadable", "path": str(d), "error": str(e).strip()})
+            bad.append(d.name)
+    if bad and warn:
+        warnings.warn(f"load_runs: {len(bad)} run(s) of {study!r} in {root} cannot be read (status 'unreadable', "
+                      f"the reason in 'error'): {bad[:5]}", stacklevel=2)
     if not rows and warn:
         warnings.warn(f"load_runs: no runs of study {study!r} in {root} (runs_dir={runs_dir!r}"
                       + ("" if runs_dir else f", the workspace's runs folder: {base}") + "); pass runs_dir= the folder "
@@ -434,7 +448,9 @@ def load_runs(study: str, runs_dir=None, warn: bool = True, run_ids=None) -> pd.
 
 def runs_status(study: str, runs_dir=None) -> pd.DataFrame:
     """The runs of `study` as `grok-nb status` shows them: run id, status, the submitit job id of its last submission
-    (where a sweep submitted it) and the first line of its error."""
+    (where a sweep submitted it) and the first line of its error; a run whose records cannot be read is listed as
+    `unreadable` with the reason, and the others as usual. `study` must be a study's name (not a path)."""
+    check(study in study_notebooks(), f"unknown study {study!r}; known: {', '.join(study_notebooks())}")
     df = load_runs(study, runs_dir, warn=False)
     jf = _submitted(runs_dir) / "jobs.jsonl"
     jobs = {r["run_id"]: r["job_id"] for r in read_jsonl(jf) if r.get("study") == study} if jf.exists() else {}
@@ -443,7 +459,7 @@ def runs_status(study: str, runs_dir=None) -> pd.DataFrame:
     if not len(df): return pd.DataFrame(columns=["run_id", "status", "job_id", "error"])
     df["job_id"] = [jobs.get(r) for r in df["run_id"]]
     errs = df["error"] if "error" in df.columns else [None] * len(df)
-    df["error"] = [str(e).splitlines()[0][:100] if isinstance(e, str) else "" for e in errs]
+    df["error"] = [str(e).splitlines()[0][:160] if isinstance(e, str) else "" for e in errs]
     return df[["run_id", "status", "job_id", "error"]].sort_values("run_id").reset_index(drop=True)
 
 # %% ../nbs/90_sweep.ipynb #e7157daa

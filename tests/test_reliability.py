@@ -32,7 +32,7 @@ def test_bad_parameters_and_data_refused_before_the_kernel(tmp_path, capsys):
         (("run", "emergence", "-p", "tasks={'pattern_completion': {'perod': 2}}"),
          "parameter 'tasks' = {'pattern_completion': {'perod': 2}} is not allowed"),
         (("run", "emergence", "-p", "suite=pythia"), "parameter 'sizes' = ['pythia-tiny'] is not allowed"),
-        (("run", "grokking", "-p", f"corpus={tmp_path / 'bad.jsonl'}"),
+        (("run", "grokking", "-p", f"corpus={tmp_path / 'bad.jsonl'}", "-p", "pairs=hf:nyu-mll/blimp"),
          f"parameter 'corpus' = '{tmp_path / 'bad.jsonl'}': {tmp_path / 'bad.jsonl'}:3: invalid JSON"),
     ]
     (tmp_path / "bad.jsonl").write_text('{"text": "a"}\n{"text": "b"}\n{"text": \n')
