@@ -381,16 +381,25 @@ def profile_table(figures=None):
     return pd.DataFrame(rows, columns=["profile", "runs", "wall", "measured", "summary"])
 
 # %% ../nbs/90a_jobs.ipynb #89f0775c
+def _as_lists(x):
+    "Tuples as lists, at any depth: a parameter reaches the notebook through JSON, where a tuple would become a string."
+    if isinstance(x, (tuple, list)): return [_as_lists(v) for v in x]
+    if isinstance(x, dict): return {k: _as_lists(v) for k, v in x.items()}
+    return x
+
 def _parse_value(s: str):
-    try: return ast.literal_eval(s)
+    try: return _as_lists(ast.literal_eval(s))
     except (ValueError, SyntaxError): return s
 
 def parse_params(items: list[str], sweep_values: bool = False) -> dict:
-    "`key=value` strings to a dict (lists of values when `sweep_values`)."
-    out = {}
+    """`key=value` strings to a dict (lists of values when `sweep_values`); a tuple is read as the list it means, and a
+    key given twice is an error (it would silently keep the last)."""
+    out, given = {}, {}
     for it in items or []:
         check("=" in it, f"parameter {it!r} must look like key=value")
         k, v = it.split("=", 1)
+        check(k not in given, f"parameter {k!r} given twice (-p {given.get(k)} and -p {it}): give it once")
+        given[k] = it
         if sweep_values and not v.strip().startswith(("[", "(")) and "," in v:
             out[k] = [_parse_value(x) for x in v.split(",")]
         else: out[k] = [_parse_value(v)] if sweep_values else _parse_value(v)
@@ -421,6 +430,13 @@ def describe_params(study: str) -> str:
     return "\n".join(lines)
 
 # %% ../nbs/90a_jobs.ipynb #3ad2bcea
+def _positive_int(s: str) -> int:
+    "An argparse type: an integer >= 1 (`--threads -3` is refused with the value)."
+    try: v = int(s)
+    except ValueError: raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {s!r}") from None
+    if v < 1: raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {v}")
+    return v
+
 def _parser() -> argparse.ArgumentParser:
     names = study_names()
     ap = argparse.ArgumentParser(
@@ -446,7 +462,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="local: this machine (default); slurm: a job array through submitit, refused without SLURM; "
                    "auto: slurm when available, else local (said in one line)")
     s.add_argument("--workers", type=int, default=1, help="local: runs at a time (default 1)")
-    s.add_argument("--threads", type=int, default=None, help="local: threads per worker (default: cores / workers)")
+    s.add_argument("--threads", type=_positive_int, default=None,
+                   help="local: threads per worker (default: cores / workers)")
     g = s.add_argument_group("SLURM (with --executor slurm or auto)")
     g.add_argument("--partition", default=None)
     g.add_argument("--account", default=None, help="the account the jobs are charged to")

@@ -231,8 +231,13 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
     with _try_lock(path) as got:
         if not got: return {"run_id": path.name, "status": "locked", "path": str(path)}
         st = run_status(path)                           # we hold the lock: a 'running' status is a dead run's
-        if st == "finished" or (st in RERUN_ONLY_ON_RETRY and not retry_failed):
-            return {"run_id": path.name, "status": st, "path": str(path), "skipped": True}
+        if st == "finished": return {"run_id": path.name, "status": st, "path": str(path), "skipped": True}
+        if st in RERUN_ONLY_ON_RETRY and not retry_failed:            # say why, and how to run it again
+            err = str(load_json(path/"status.json").get("error") or "").strip().splitlines()
+            return {"run_id": path.name, "status": st, "path": str(path), "skipped": True,
+                    "error": err[0][:300] if err else "",
+                    "note": f"not rerun: it {st} before with these parameters (the error above); --retry-failed "
+                            "(retry_failed=True) runs it again"}
         for f in path.glob(".*.tmp"): f.unlink(missing_ok=True)   # atomic-write debris of a killed attempt
         prev = _attempts(path)
         save_json({"status": "running", "pid": os.getpid(), "host": platform.node(), "started": time.time(),

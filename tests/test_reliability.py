@@ -25,6 +25,7 @@ def test_diverged_run_is_diverged_not_finished(tmp_path, capsys):
     assert not (Path(rec["path"]) / "results.json").exists()
     again = json.loads(grok_nb(*args, runs=tmp_path, capsys=capsys).stdout)             # the same parameters diverge again: skipped
     assert again["status"] == "diverged" and again["skipped"], again
+    assert again["error"] and "--retry-failed" in again["note"], again                     # says why, and what to do
 
 
 def test_bad_parameters_and_data_refused_before_the_kernel(tmp_path, capsys):
