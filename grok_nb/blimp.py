@@ -4,7 +4,7 @@
 
 # %% ../nbs/02a_blimp.ipynb #c82adf7f
 from __future__ import annotations
-import random, re
+import random, re, warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -497,13 +497,18 @@ def _read_blimp_file(path: Path, uid: str) -> list[dict]:
 
 def _blimp_uid(path: Path) -> str: return re.sub(r"\.jsonl(\.gz)?$", "", path.name)
 
-def load_blimp(source: str | Path, uids: Sequence[str] | None = None) -> pd.DataFrame:
+def load_blimp(source: str | Path, uids: Sequence[str] | None = None, identical: str = "keep") -> pd.DataFrame:
     """Minimal pairs from BLiMP files, validated; a DataFrame, one row per pair.
     `source`: a folder of `<UID>.jsonl` or `<UID>.jsonl.gz` files (one paradigm each, named by its UID), one such
     file, or `'hf:nyu-mll/blimp'` (the hub dataset). Each line is a JSON object with BLiMP's fields (`BLIMP_FIELDS`:
     `sentence_good`, `sentence_bad`, `field`, `linguistics_term`, `UID` equal to the file's UID, the four method
     flags, `pairID`); `uids` picks paradigms (default: every file). The columns are `BLIMP_FIELDS`, then any extra
-    fields, then `source` (`file:line`). A missing folder, UID or field is an error naming the file and line."""
+    fields, then `source` (`file:line`). A missing folder, UID or field is an error naming the file and line.
+    A pair whose good and bad sentences are the same string cannot be scored (no model prefers one): BLiMP itself has
+    7 (passive_1, principle_A_case_2). `identical`: 'keep' them (as the published benchmark does: every scorer counts
+    them wrong) with a warning naming them, 'drop' them, or 'error'."""
+    check(identical in ("keep", "drop", "error"),
+          f"load_blimp: identical must be 'keep', 'drop' or 'error', got {identical!r}")
     rows: list[dict] = []
     if isinstance(source, str) and source.startswith("hf:"):
         name, online = source[3:], hub_online()          # offline: only the datasets cache is read, and at once
@@ -535,4 +540,11 @@ def load_blimp(source: str | Path, uids: Sequence[str] | None = None) -> pd.Data
             rows += _read_blimp_file(by_uid[u], u)
     df = pd.DataFrame(rows)
     extra = [c for c in df.columns if c not in BLIMP_FIELDS and c != "source"]
+    same = (df.sentence_good == df.sentence_bad).to_numpy()
+    if same.any():
+        what = f"{int(same.sum())} pair(s) with identical good and bad sentences ({', '.join(df.source[same][:5])})"
+        check(identical != "error", f"load_blimp: {what}")
+        if identical == "drop": df = df[~same].reset_index(drop=True)
+        else: warnings.warn(f"load_blimp: {what} kept; no score can prefer one (identical='drop' leaves them out)",
+                            stacklevel=2)
     return df[list(BLIMP_FIELDS) + extra + ["source"]]
