@@ -6,7 +6,7 @@
 from __future__ import annotations
 import os, fcntl, platform, contextlib
 from pathlib import Path
-from .core import load_json
+from .core import load_json, GrokError
 
 # %% auto #0
 __all__ = ['RERUN_ONLY_ON_RETRY', 'BAD_STATUSES', 'run_status']
@@ -40,12 +40,20 @@ def _pid_alive(pid) -> bool:
     except PermissionError: return True
     return True
 
+def _has_results(path: Path) -> bool:
+    "Does `path/results.json` hold a JSON mapping (an empty or garbled file is not a finished run's)?"
+    f = path/"results.json"
+    if not f.exists(): return False
+    try: return isinstance(load_json(f), dict)
+    except GrokError: return False
+
 def run_status(path: Path) -> str:
-    """`finished` (results.json), `new`, or what `status.json` says: `failed`, `interrupted`, or `running` — which
-    becomes `interrupted` when the process that ran it on this host is dead or holds no lock (a run on another host
-    cannot be checked from here and stays `running`)."""
+    """`finished` (a results.json that holds a mapping), `new`, or what `status.json` says: `failed`, `interrupted`,
+    or `running` — which becomes `interrupted` when the process that ran it on this host is dead or holds no lock (a
+    run on another host cannot be checked from here and stays `running`). An empty or garbled results.json does not
+    make a run finished: it is rerun, not skipped forever."""
     path = Path(path)
-    if (path/"results.json").exists(): return "finished"
+    if _has_results(path): return "finished"
     if not (path/"status.json").exists(): return "new"
     st = load_json(path/"status.json")
     s = st.get("status", "unknown")
