@@ -117,8 +117,11 @@ def _train_params(world: int, **kw) -> dict:
 def _resume(rd, model, opt, sched, train_params: dict, fingerprint, dev) -> int:
     "Load the last complete checkpoint of `rd` into model, optimizer, scheduler and RNGs; its step (0 if none)."
     if rd is None or not rd.checkpoint_steps(): return 0
-    last = rd.checkpoint(rd.checkpoint_steps()[-1])
+    n = rd.checkpoint_steps()[-1]
+    last = rd.checkpoint(n)
     st = load_state(last)
+    check(st["step"] == n and not isinstance(st["step"], bool), f"{last}/state.pt: its step {st['step']!r} is not its "
+          f"folder's ({n}): a training state from elsewhere (its hashes were rewritten to match), refused")
     old = st.get("train_params", {})
     diff = sorted(k for k in set(old) | set(train_params) if old.get(k) != train_params.get(k))
     check(not diff, f"{last}: cannot resume, training parameters differ: "
