@@ -104,6 +104,8 @@ class IndexedDataset:
         check(version == 1, f"{idx}: field 'version' is {version}, only version 1 is known")
         check(code in DTYPE_CODES, f"{idx}: field 'dtype' has code {code}, known codes {sorted(DTYPE_CODES)}")
         self.dtype = np.dtype(DTYPE_CODES[code])
+        check(np.issubdtype(self.dtype, np.integer), f"{idx}: field 'dtype' has code {code} ({self.dtype}): a token "
+              "file holds integer ids")
         n, n_doc = struct.unpack("<QQ", head[18:34])
         want = 34 + 4 * n + 8 * n + 8 * n_doc
         check(size == want, f"{idx}: {size} bytes, but the header's counts (sizes {n}, doc_idx {n_doc}) need {want}")
