@@ -17,7 +17,7 @@ from .data import (text_source, encode_documents, decode_tokens, is_lossless, _e
     _encodings, _documents)
 
 # %% auto #0
-__all__ = ['INDEX_MAGIC', 'DTYPE_CODES', 'STORE_FORMAT', 'token_dtype', 'write_indexed', 'IndexedDataset',
+__all__ = ['INDEX_MAGIC', 'DTYPE_CODES', 'STORE_FORMAT', 'STORE_FIELDS', 'token_dtype', 'write_indexed', 'IndexedDataset',
            'tokenizer_fingerprint', 'CachedEncoder', 'cached_encoder', 'build_store', 'TokenStore', 'SubsetCorpus',
            'ConcatCorpus', 'PythiaStream']
 
@@ -564,6 +564,8 @@ def _load_npy(f) -> np.ndarray:
     try: return np.load(f, allow_pickle=False)
     except (ValueError, OSError, EOFError) as e: raise read_error(f, e) from e
 
+STORE_FIELDS = ("tokenizer", "add_eos", "lossless", "token_sha", "n_docs", "n_tokens", "shards", "index_sha256")
+
 class TokenStore:
     "A token store on disk (see above): the corpus interface of `TokenStream`, memory-mapped."
     def __init__(self, path, tokenizer=None, verify: bool = True):
@@ -571,9 +573,15 @@ class TokenStore:
         mf = self.path / "manifest.json"
         check(mf.exists(), f"{self.path}: not a complete token store (no manifest.json)")
         m = self.manifest = load_json(mf)
+        check(isinstance(m, dict), f"{mf}: must hold a mapping, not {type(m).__name__}")
         check(
             m.get("format") == STORE_FORMAT, f"{mf}: field 'format' is {m.get('format')!r}, expected {STORE_FORMAT!r}"
         )
+        missing = [k for k in STORE_FIELDS if k not in m]
+        check(not missing, f"{mf}: missing field(s) {missing}")
+        check(isinstance(m["shards"], list) and all(isinstance(r, dict) and {"name", "sha256", "n_docs", "n_tokens"}
+                                                    <= set(r) for r in m["shards"]),
+              f"{mf}: field 'shards' must be a list of records with name, sha256, n_docs and n_tokens")
         if tokenizer is not None:
             fp = tokenizer_fingerprint(tokenizer)
             check(fp == m["tokenizer"], f"{mf}: field 'tokenizer' is {m['tokenizer']}, but the tokenizer given has "
