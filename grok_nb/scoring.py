@@ -17,7 +17,7 @@ from .core import GrokError, check, RunDir, save_json, load_json, sha256_file, e
 # %% auto #0
 __all__ = ['encode_texts', 'token_logprobs_batched', 'token_trie', 'prefix_runs', 'trie_layout', 'pack_rows', 'packable',
            'packed_token_logprobs', 'sequence_logprobs', 'minimal_pair_scores', 'minimal_pair_accuracy',
-           'pooled_states', 'greedy_continuation', 'greedy_match', 'score_checkpoints']
+           'compare_models', 'pooled_states', 'greedy_continuation', 'greedy_match', 'score_checkpoints']
 
 # %% ../nbs/06_scoring.ipynb #8b3e5f9d
 def _bos_id(tokenizer) -> int:
@@ -270,6 +270,29 @@ def minimal_pair_accuracy(model, tokenizer, good, bad, **kw) -> tuple[float, np.
     "(accuracy, per-pair correct, per-pair margin)."
     r = minimal_pair_scores(model, tokenizer, good, bad, **kw)
     return r["accuracy"], r["correct"], r["margin"]
+
+# %% ../nbs/06_scoring.ipynb #41ae4bbd
+def compare_models(model_a, model_b, pairs, tokenizer_a, tokenizer_b=None, by: str | None = "UID",
+                   batch_size: int = 64) -> dict:
+    """Two models on the same minimal pairs (`pairs`: a DataFrame with `sentence_good`, `sentence_bad` and the `by`
+    column, as `blimp.load_blimp` gives): `items` (per pair: `by`, `correct_a`, `correct_b`, `margin_a`, `margin_b`),
+    `overall` (`stats.mcnemar_test` over every pair) and `groups` (the same per value of `by`, with `p_holm`, Holm's
+    adjustment across the groups; empty when `by` is None). `tokenizer_b` defaults to `tokenizer_a`."""
+    import pandas as pd
+    from grok_nb.stats import mcnemar_test, holm
+    missing = sorted({"sentence_good", "sentence_bad", *([by] if by else [])} - set(pairs.columns))
+    check(not missing, f"compare_models: pairs lack column(s) {missing}")
+    check(len(pairs) > 0, "compare_models: no pairs")
+    good, bad = list(pairs.sentence_good), list(pairs.sentence_bad)
+    ra = minimal_pair_scores(model_a, tokenizer_a, good, bad, batch_size)
+    rb = minimal_pair_scores(model_b, tokenizer_b or tokenizer_a, good, bad, batch_size)
+    items = pd.DataFrame({**({by: pairs[by].to_numpy()} if by else {}), "correct_a": ra["correct"],
+                          "correct_b": rb["correct"], "margin_a": ra["margin"], "margin_b": rb["margin"]})
+    groups = pd.DataFrame()
+    if by:
+        groups = pd.DataFrame([{by: k, **mcnemar_test(g.correct_a, g.correct_b)} for k, g in items.groupby(by)])
+        groups["p_holm"] = holm(groups.p.to_numpy())
+    return dict(items=items, overall=mcnemar_test(items.correct_a, items.correct_b), groups=groups)
 
 # %% ../nbs/06_scoring.ipynb #0e179f96
 def pooled_states(model, seqs: Sequence[Sequence[int]], layer: int, positions: Sequence[Sequence[int]] | None = None,

@@ -12,9 +12,9 @@ from .core import check
 
 # %% auto #0
 __all__ = ['VERDICTS', 'as_censored', 'earlier', 'concordance', 'gehan_test', 'hodges_lehmann', 'signed_rank_test',
-           'binomial_test', 'fisher_test', 'trend_test', 'fisher_combine', 'holm', 'power_gehan', 'mde_ratio',
-           'censored_lognormal', 'power_binomial', 'mde_binomial', 'power_fisher', 'mde_fisher', 'power_signed_rank',
-           'mde_shift', 'verdict']
+           'binomial_test', 'fisher_test', 'mcnemar_test', 'trend_test', 'fisher_combine', 'holm', 'power_gehan',
+           'mde_ratio', 'censored_lognormal', 'power_binomial', 'mde_binomial', 'power_fisher', 'mde_fisher',
+           'power_signed_rank', 'mde_shift', 'verdict']
 
 # %% ../nbs/07_stats.ipynb #6bb82232
 def as_censored(values: Sequence, censored: Sequence | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -186,6 +186,20 @@ def fisher_test(k_a: int, n_a: int, k_b: int, n_b: int, alternative: str = "grea
     ci = (d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
     return dict(p=float(hi if alternative == "greater" else lo), p_less=float(lo), p_greater=float(hi),
                 p_two_sided=min(1.0, 2 * min(hi, lo)), estimate=d, ci=ci, n_a=n_a, n_b=n_b)
+
+# %% ../nbs/07_stats.ipynb #67c28d5d
+def mcnemar_test(correct_a, correct_b) -> dict:
+    """Exact McNemar test of two models' per-item outcomes on the same items (bool arrays in one order): `n`, `acc_a`,
+    `acc_b`, `a_only` (a right, b wrong), `b_only`, the difference of accuracies, and `p` (two-sided, the binomial test
+    of `a_only` among the discordant against ½; 1 when there are none)."""
+    a, b = np.asarray(correct_a, bool), np.asarray(correct_b, bool)
+    check(a.shape == b.shape and a.ndim == 1 and len(a) >= 1,
+          f"mcnemar_test: need two equal-length 1-d outcome arrays, got shapes {a.shape} and {b.shape}")
+    a_only, b_only = int((a & ~b).sum()), int((~a & b).sum())
+    d = a_only + b_only
+    p = binomial_test(a_only, d, 0.5)["p_two_sided"] if d else 1.0
+    return dict(n=len(a), acc_a=float(a.mean()), acc_b=float(b.mean()), a_only=a_only, b_only=b_only,
+                difference=float(a.mean() - b.mean()), p=float(p))
 
 # %% ../nbs/07_stats.ipynb #85bb68ab
 def _arrangements(labels) -> list[tuple]:
