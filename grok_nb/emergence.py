@@ -23,8 +23,9 @@ __all__ = ['CORPUS_VERSION', 'NAMES', 'PLACES', 'OBJECTS', 'NOUNS', 'ADJECTIVES'
            'IOI_TEMPLATES', 'SEPARATORS', 'TASKS', 'LOCAL_TRAIN_KEYS', 'PYTHIA_SIZES', 'POLYPYTHIA_SIZES',
            'EMERGENCE_SPEC', 'filler_sentence', 'ioi_sentence', 'story', 'capability_corpus', 'repeated_ngram_share',
            'Task', 'prefix_id', 'word_tokens', 'single_token_names', 'string_repetition', 'in_context_repetition',
-           'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes', 'Suite', 'HFPythiaSuite',
-           'LocalSuite', 'train_local_suite', 'study_suite', 'study_tasks', 'task_options', 'size_key']
+           'pattern_completion', 'ioi', 'lexicon_tokens', 'make_tasks', 'pass_rate', 'passes', 'weights_fingerprint',
+           'Suite', 'HFPythiaSuite', 'duplicate_revisions', 'LocalSuite', 'train_local_suite', 'study_suite',
+           'study_tasks', 'task_options', 'size_key']
 
 # %% ../nbs/emergence/20_emergence.ipynb #ee863fa0
 # bump when `capability_corpus` changes what it generates (cached mini-suites are keyed by it); 2: IOI in both orders
@@ -336,12 +337,35 @@ def passes(model, task: Task, threshold: float = 0.75, min_prompts: int = 16) ->
     check(len(task) >= min_prompts, f"{task.name}: {len(task)} prompts, fewer than min_prompts={min_prompts}")
     return pass_rate(model, task) >= threshold
 
+# %% ../nbs/emergence/20_emergence.ipynb #686b5181
+def weights_fingerprint(folder, n_values: int = 64) -> str | None:
+    """A fingerprint of the weights in `folder`'s `*.safetensors` files: sha256 over every tensor's name, dtype and
+    shape and its first `n_values` values (its first row, read without loading the rest); None when the folder has no
+    safetensors file."""
+    import hashlib, torch
+    from safetensors import safe_open
+    files = sorted(Path(folder).glob("*.safetensors"))
+    if not files: return None
+    h = hashlib.sha256()
+    for f in files:
+        with safe_open(str(f), framework="pt") as st:
+            for k in sorted(st.keys()):
+                sl = st.get_slice(k)
+                shape = list(sl.get_shape())
+                h.update(f"{k}|{sl.get_dtype()}|{shape}".encode())
+                t = sl[:1] if len(shape) >= 2 else sl[:n_values] if len(shape) == 1 else st.get_tensor(k)
+                h.update(t.reshape(-1)[:n_values].to(torch.float64).numpy().tobytes())
+    return h.hexdigest()[:16]
+
 # %% ../nbs/emergence/20_emergence.ipynb #686b5183
 class Suite:
     "The models of a training suite, indexed by (size, seed, step)."
     def model(self, size, seed: int, step: int): raise NotImplementedError
     def steps(self, size, seed: int) -> list[int]: raise NotImplementedError
     def tokenizer(self, size=None, seed: int = 0): raise NotImplementedError
+    def fingerprint(self, size, seed: int, step: int) -> str | None:
+        "A cheap fingerprint of checkpoint `step`'s weights (`weights_fingerprint`); None: this suite cannot tell."
+        return None
 
 # %% ../nbs/emergence/20_emergence.ipynb #5c1bf12e
 def _hf_loader(name_or_path, **kwargs):
@@ -391,6 +415,18 @@ class HFPythiaSuite(Suite):
                 if online: raise
                 raise hub_error("HFPythiaSuite: checkpoint", f"{repo}@step{step}") from None
         return m.to(self.device).eval()
+    def fingerprint(self, size, seed: int, step: int) -> str | None:
+        """Checkpoint `step`'s fingerprint: `weights_fingerprint` of the mirror's folder; on the hub, the sha256 the
+        hub records for its weights files (nothing downloaded), None offline or where the hub does not say."""
+        repo = self.repo(size, seed)
+        if self.root is not None: return weights_fingerprint(self.root/repo/f"step{step}")
+        if not hub_online(): return None
+        try:
+            from huggingface_hub import HfApi
+            infos = HfApi().get_paths_info(repo, ["model.safetensors", "pytorch_model.bin"], revision=f"step{step}")
+            shas = sorted(i.lfs.sha256 for i in infos if getattr(i, "lfs", None))
+        except Exception: return None
+        return "hub:" + ",".join(shas) if shas else None
     def tokenizer(self, size="70m", seed: int = 0):
         repo = self.repo(size, seed)
         if self.root is None: return load_tokenizer(repo, cache_dir=self.cache_dir)
@@ -398,6 +434,20 @@ class HFPythiaSuite(Suite):
         for c in cands:
             if (c/"tokenizer.json").exists() or (c/"tokenizer_config.json").exists(): return load_tokenizer(str(c))
         raise GrokError(f"HFPythiaSuite: no tokenizer files under {self.root/repo}")
+
+# %% ../nbs/emergence/20_emergence.ipynb #746d4711
+def duplicate_revisions(suite: Suite, size, seed: int, steps: Sequence[int] | None = None) -> dict[int, int]:
+    """`{step: the earlier step whose weights it repeats}` over `steps` (default: all of the run's), from the suite's
+    `fingerprint`; steps it cannot fingerprint (None) are left out, and a suite without one gives {}."""
+    fp = getattr(suite, "fingerprint", None)
+    if fp is None: return {}
+    first, out = {}, {}
+    for s in (list(steps) if steps is not None else suite.steps(size, seed)):
+        f = fp(size, seed, s)
+        if f is None: continue
+        if f in first: out[s] = first[f]
+        else: first[f] = s
+    return out
 
 # %% ../nbs/emergence/20_emergence.ipynb #73847164
 class LocalSuite(Suite):
@@ -438,6 +488,9 @@ class LocalSuite(Suite):
         have = rd.checkpoint_steps()
         check(step in have, f"LocalSuite: missing checkpoint step {step!r} in {rd.path} (have {have})")
         return load_checkpoint(rd.checkpoint(step), device=self.device).eval()
+    def fingerprint(self, size, seed: int, step: int) -> str | None:
+        "`weights_fingerprint` of checkpoint `step` of run (size, seed)."
+        return weights_fingerprint(self.run_dir(size, seed).checkpoint(step))
     def tokenizer(self, size=None, seed: int = 0):
         "The suite's tokenizer, from `runs_dir/tokenizer/` (`size` and `seed` are ignored: one for every run)."
         check((self.path/"tokenizer").is_dir(), f"LocalSuite: no tokenizer folder {self.path/'tokenizer'}")

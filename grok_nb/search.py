@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
 from .core import check, save_json, load_json, evaluating
-from .emergence import Suite, Task, pass_rate, passes, size_key
+from .emergence import Suite, Task, pass_rate, passes, size_key, duplicate_revisions
 
 # %% auto #0
 __all__ = ['Emergence', 'emergence_step', 'SustainedEmergence', 'sustained_emergence_step', 'suite_pass_fn', 'emergence_table',
@@ -180,12 +180,19 @@ def emergence_table(
     coarse: int = 4,
     cache_dir=None,
     steps: Sequence[int] | None = None,
+    allow_duplicate_revisions: bool = False,
 ):
-    "A DataFrame: one row per (size, seed, task) with the emergence step and the evaluations spent."
+    """A DataFrame: one row per (size, seed, task) with the emergence step and the evaluations spent. A run whose
+    checkpoints repeat each other's weights (`duplicate_revisions`: a revision serving the wrong model) is refused
+    before any search, unless `allow_duplicate_revisions`."""
     import pandas as pd
     rows = []
     for size, seed in runs:
         ck = list(steps) if steps is not None else suite.steps(size, seed)
+        dup = {} if allow_duplicate_revisions else duplicate_revisions(suite, size, seed, ck)
+        check(not dup, f"emergence search, {size} seed {seed}: "
+              + "; ".join(f"step {s} holds the same weights as step {t}" for s, t in dup.items())
+              + ": a search across them would find a wrong step (fix the suite, or allow_duplicate_revisions=True)")
         for name, task in tasks.items():
             cache = None if cache_dir is None else _cache_file(cache_dir, name, size, seed, threshold)
             r = emergence_step(ck, suite_pass_fn(suite, size, seed, task, threshold), coarse, cache)
