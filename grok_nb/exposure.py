@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import ahocorasick
 from .core import GrokError, check
-from .params import StudySpec, Int, Num, OneOf, Opt, ListOf, Str, PathSpec
-from .models import preset_rule
+from .params import StudySpec, Rule, Int, Num, OneOf, Opt, ListOf, Str, PathSpec
+from .models import preset_rule, PRESETS
 from .blimp import PARADIGMS
 from .lexicon import DEMONSTRATIVES
 
@@ -550,6 +550,8 @@ class PairsSpec(PathSpec):
 
 # %% ../nbs/grokking/10_exposure.ipynb #b91d743a
 _POS, _NN, _FRAC, _SHARE = Int(1), Int(0), Num(0, 1), Num(0, 1, lo_open=True)
+_LAYER = Rule(lambda v, p: v is None or v <= PRESETS[p["preset"]]["n_layers"],     # hidden_states[0]: the embeddings
+              "at most the preset's number of layers (0: the embeddings)")
 GROKKING_SPEC = StudySpec("grokking", rules=dict(
     corpus=PathSpec(specials=("embedded",)), pairs=PairsSpec(),
     phenomena=ListOf(Str(), unique=True), preset=preset_rule(),
@@ -558,6 +560,6 @@ GROKKING_SPEC = StudySpec("grokking", rules=dict(
     n_exposures=_NN, exposure_window=_SHARE, match_tolerance=Num(0), stratum_width=Num(0, lo_open=True),
     max_tokens=Opt(_POS), tokenizer_sample_docs=_POS, data_procs=_POS, checkpoint_every=_POS, dense_until=Opt(_POS),
     late_every=Opt(_POS), threshold=_SHARE, smooth=_POS, n_null=_POS, n_boot=_NN, analysis_pairs=Int(2),
-    analysis_every=_POS, concept_layer=Opt(_NN), concept_pool=OneOf("phrase", "last"), top_k=_POS,
+    analysis_every=_POS, concept_layer=Opt(_NN) & _LAYER, concept_pool=OneOf("phrase", "last"), top_k=_POS,
     head_window=Num(0, lo_open=True)),
     registries=dict(phenomena=PARADIGMS, critical_rules=PHENOMENON_RULES), neutral=dict(hard_forms=False))

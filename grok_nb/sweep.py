@@ -218,6 +218,17 @@ def execute_notebook(*args, attempts: int = 3, **kwargs):
 # %% ../nbs/90_sweep.ipynb #b2f4be4d
 _QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]        # no start-up warnings from every kernel
 
+def _device_here(study: str, device) -> None:
+    """Refuse, before the kernel starts, a run that asks for CUDA (or MPS) on a machine without it. Checked where the
+    run executes (a SLURM job checks on its node), not at submission: a login node need not have the GPU."""
+    dev = str(device or "cpu").split(":")[0]
+    if dev not in ("cuda", "mps"): return
+    import torch
+    have = torch.cuda.is_available() if dev == "cuda" else torch.backends.mps.is_available()
+    check(have, f"study {study!r}: device={device!r}, but this machine has no {dev.upper()} device (torch "
+          f"{torch.__version__}{', a CPU-only build' if dev == 'cuda' and torch.version.cuda is None else ''}): run it "
+          "where there is one (e.g. --executor slurm --gpus 1), or with device='cpu'")
+
 def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = False, log_output: bool = False,
               progress: bool = False) -> dict:
     """Execute one study run with papermill (skipping it when finished, failed without `retry_failed`, or locked);
@@ -226,6 +237,7 @@ def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = Fals
     same in every execution); `progress` shows one bar over the notebook's cells, `log_output` streams its output."""
     import platform
     full = resolve_params(study, params)
+    _device_here(study, full.get("device"))
     path = run_path(study, full, runs_dir)
     ws = str(workspace())
     with _try_lock(path) as got:

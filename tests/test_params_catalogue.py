@@ -100,7 +100,14 @@ CATALOGUE = [
     ("compartments", {"max_tokens": 1000}, "'max_tokens' = 1000 is not allowed: must be None or an int >= 1, and set only for a real corpus"),
     ("compartments", {"case": "bilingual", "max_tokens": 1000}, "or the en/zh pair"),
     ("compartments", {"data_procs": 0}, "'data_procs' = 0"),
+    ("grokking", {"concept_layer": 99}, "'concept_layer' = 99 is not allowed: must be None or an int >= 0, and at most "
+     "the preset's number of layers"),
 ]
+try:
+    import torch
+    if not torch.cuda.is_available():                 # checked where the run executes, before its kernel starts
+        CATALOGUE.append(("sparse_attention", {"device": "cuda"}, "device='cuda', but this machine has no CUDA device"))
+except ImportError: pass
 CLI = [  # the command line: parsed, then the same validator; exit status 2 and one line on stderr
     (["run", "grokking", "-p", "threshold=1.5"], "'threshold' = 1.5"),
     (["run", "emergence", "-p", "pass_threshold=1.5"], "'pass_threshold' = 1.5"),
