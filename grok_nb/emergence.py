@@ -13,7 +13,7 @@ import inspect
 from .core import GrokError, check, RunDir, save_json, load_json, hub_online, hub_error
 from .params import StudySpec, Rule, Int, Num, OneOf, Opt, ListOf, Str, Dict, PathSpec, type_ok
 from .data import TokenStream, train_tokenizer, load_tokenizer, text_source
-from .models import build_model, preset_rule, PRESETS, count_preset_params
+from .models import build_model, preset_rule, preset_config, PRESETS, count_preset_params
 import functools
 from .train import train_or_launch, load_checkpoint, checkpoint_schedule, pythia_steps
 from .scoring import greedy_match
@@ -673,6 +673,11 @@ def study_tasks(tasks: dict, tokenizer, n_prompts: int, pass_threshold: float, l
     return task_objs, thresholds
 
 # %% ../nbs/emergence/20_emergence.ipynb #d6ac87ac
+def _overrides_ok(v, p) -> bool:
+    "Does every size's dict of `size_overrides` build (`models.preset_config`: known fields, valid values)?"
+    try: return all(preset_config(k, **o) is not None for k, o in v.items())
+    except GrokError: return False
+
 # the hub's suites: Pythia's sizes (each also '-deduped'), and the PolyPythias (seeds 1-9 of the five smallest)
 PYTHIA_SIZES = ("14m", "31m", "70m", "160m", "410m", "1b", "1.4b", "2.8b", "6.9b", "12b")
 POLYPYTHIA_SIZES = PYTHIA_SIZES[:5]
@@ -703,7 +708,8 @@ EMERGENCE_SPEC = StudySpec("emergence", rules=dict(
     & Rule(_tasks_ok, lambda: "each task's options among its own (" + "; ".join(
         f"{t}: {', '.join(task_options(t))}" for t in sorted(TASKS)) + "), each of its default's type"),
     pass_threshold=_SHARE, n_prompts=_POS, coarse=_POS, top_share=_SHARE, n_random=_POS, patch_span=_POS,
-    head_probe_length=Int(3), head_probe_n=_POS, size_overrides=Dict(preset_rule("pythia-"), Dict(Str())),
+    head_probe_length=Int(3), head_probe_n=_POS, size_overrides=Dict(preset_rule("pythia-"), Dict(Str()))
+    & Rule(_overrides_ok, "each size's fields among build_model's overrides, with valid values"),
     checkpoint_every=Opt(_POS), tokenizer=OneOf("word", "bpe"), vocab_size=Int(5), n_docs=_POS, p_base=_FRAC,
     story_rates=Dict(OneOf("p_repeat", "p_list", "p_pattern", "p_ioi"), _FRAC), corpus_seed=_NN,
     suite_dir=Opt(PathSpec(prefixes=(), exists=False)), hub_root=Opt(PathSpec(prefixes=())),

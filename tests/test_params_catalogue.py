@@ -59,6 +59,8 @@ CATALOGUE = [
     ("emergence", {"checkpoint_every": 0}, "'checkpoint_every' = 0 is not allowed: must be None or an int >= 1"),
     ("emergence", {"coarse": 0}, "'coarse' = 0"),
     ("emergence", {"hub_root": NO}, "'hub_root' ="),
+    ("emergence", {"size_overrides": {"pythia-tiny": {"n_heds": 2}}}, "'size_overrides' = {'pythia-tiny': {'n_heds': 2}} "
+     "is not allowed"),
     # study B, synthetic tasks
     ("sparse_attention", {"eval_every": 0}, "'eval_every' = 0 is not allowed: must be an int >= 1"),
     ("sparse_attention", {"n_heads": 0}, "'n_heads' = 0 is not allowed: must be an int >= 1"),
@@ -100,6 +102,7 @@ CATALOGUE = [
     ("compartments", {"max_tokens": 1000}, "'max_tokens' = 1000 is not allowed: must be None or an int >= 1, and set only for a real corpus"),
     ("compartments", {"case": "bilingual", "max_tokens": 1000}, "or the en/zh pair"),
     ("compartments", {"data_procs": 0}, "'data_procs' = 0"),
+    ("compartments", {"c": 100_000}, "'c' = 100000 is not allowed: must be an int >= 1, and at most 2^20 tokens"),
     ("grokking", {"concept_layer": 99}, "'concept_layer' = 99 is not allowed: must be None or an int >= 0, and at most "
      "the preset's number of layers"),
 ]
