@@ -707,7 +707,8 @@ def intervention_overrides(params: dict, interventions: dict | None = None) -> d
 _POS = Int(1)
 COMPARTMENTS_SPEC = StudySpec("compartments", rules=dict(
     size=preset_rule("gpt-"),
-    c=_POS & Rule(lambda v, p: v * p["base_vocab"] <= 2**20, "at most 2^20 tokens of vocabulary in all (c × base_vocab)"),
+    c=_POS & Rule(lambda v, p: v * p["base_vocab"] <= 2**20,
+                  "at most 2^20 tokens of vocabulary in all (c × base_vocab)"),
     **{k: i.rule for k, i in INTERVENTIONS.items()},
     infonce_layer=Int(0), infonce_tau=Num(0, lo_open=True), init=OneOf("random", "duplicate", "posthoc"),
     pretrain_steps=Opt(_POS), case=OneOf("none", "bilingual", "bio_qa"),
