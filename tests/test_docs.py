@@ -187,6 +187,10 @@ def test_site_pages_and_navigation(site):
         page = Path(f).parent / re.sub(r"^\d+[a-zA-Z0-9]*_", "", Path(f).stem.lower())
         assert (site / page.with_suffix(".html")).is_file(), page
     for p in ("index.html", "search.html", "searchindex.js", "figures.html"): assert (site / p).is_file(), p
+    for study in "ABC":                                       # the ledger's results pages, their figures shown
+        page = (site / "results" / f"{study}.html").read_text(encoding="utf-8")
+        assert f"Results — study {study}" in page and re.search(r'<img alt="[^"]+" src="\.\./_images/', page), study
+    assert 'href="results/C.html"' in (site / "results.html").read_text(encoding="utf-8")
     index = (site / "index.html").read_text(encoding="utf-8")
     nav = re.search(r'<ul class="[^"]*navbar-nav[^"]*">.*?</ul>', index, flags=re.S).group(0)  # the header's bar
     hrefs = re.findall(r'href="(section-[^"]+)\.html"', nav)
