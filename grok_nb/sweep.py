@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 from .core import (GrokError, check, run_id, save_json, load_json, atomic_write, PROJECT_ROOT, RunDir,
-    make_run_dir, runs_root, figures_root, workspace, append_jsonl, read_jsonl, runtime_info)
+    make_run_dir, runs_root, figures_root, workspace, append_jsonl, read_jsonl, runtime_info, hub_online)
 from .params import Rule, PathSpec, check_params, resolve_paths, StudySpec, COMMON_RULES
 from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RETRY, BAD_STATUSES
 
@@ -140,14 +140,36 @@ DATA_PARAMS = {"grokking": {"corpus": _check_text, "pairs": _check_blimp, "token
                "compartments": {"corpus": _check_text}, "emergence": {"hub_root": _check_folder}}
 _DATA_CHECKED: dict = {}
 
+def _hub_text(v, full):
+    from grok_nb.data import text_source
+    return next(iter(text_source(v)), None)
+
+def _hub_blimp(v, full):
+    from grok_nb.blimp import load_blimp
+    return load_blimp(v, uids=full.get("phenomena"))
+
+def _hub_tokenizer(v, full):
+    from grok_nb.data import load_tokenizer
+    return load_tokenizer(v)
+
+_HUB_READERS = {"corpus": _hub_text, "pairs": _hub_blimp, "tokenizer": _hub_tokenizer}
+
 def check_data_files(study: str, full: dict, rules: dict | None = None, budget_s: float = 0.5) -> dict:
     """Check, before a kernel starts, that the local files and folders `full`'s parameters name (`DATA_PARAMS`) are
     there and readable as the notebook will read them — a corpus's documents (the first `budget_s` seconds of them),
     the BLiMP pairs of the phenomena, a tokenizer folder; an error names the parameter, the file and the line. Each
-    (file, size, mtime) is checked once per process. Returns `{parameter: what was read}`."""
+    (file, size, mtime) is checked once per process. A hub name (`hf:...`, a tokenizer's hub id) is read here only
+    when the hub cannot be reached: then only the local hub cache can serve it, and a name it lacks is refused now, in
+    one line, not inside the kernel. Returns `{parameter: what was read}`."""
     rules, out = study_rules(study) if rules is None else rules, {}
     for k, fn in DATA_PARAMS.get(study, {}).items():
         v, rule = full.get(k), rules.get(k)
+        if (isinstance(v, str) and isinstance(rule, PathSpec) and v not in rule.specials and not rule.is_path(v)
+                and k in _HUB_READERS and not hub_online()):           # a hub name, offline: only its cache can serve
+            try: _HUB_READERS[k](v, full)
+            except GrokError as e: raise GrokError(f"study {study!r}: parameter {k!r} = {v!r}: {e}") from e
+            out[k] = "read from the local hub cache (offline)"
+            continue
         if v is None or not (isinstance(rule, PathSpec) and rule.is_path(v)): continue
         p = Path(str(v)).expanduser()
         check(p.exists(), f"study {study!r}: parameter {k!r} = {str(v)!r}: no such file or folder")

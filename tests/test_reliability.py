@@ -6,6 +6,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from grok_nb.jobs import main
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def grok_nb(*args, runs, capsys):
     "`grok-nb ARGS --runs-dir RUNS` in this process: its exit code, stdout and stderr."
@@ -33,7 +35,7 @@ def test_bad_parameters_and_data_refused_before_the_kernel(tmp_path, capsys):
         (("run", "emergence", "-p", "tasks={'pattern_completion': {'perod': 2}}"),
          "parameter 'tasks' = {'pattern_completion': {'perod': 2}} is not allowed"),
         (("run", "emergence", "-p", "suite=pythia"), "parameter 'sizes' = ['pythia-tiny'] is not allowed"),
-        (("run", "grokking", "-p", f"corpus={tmp_path / 'bad.jsonl'}", "-p", "pairs=hf:nyu-mll/blimp"),
+        (("run", "grokking", "-p", f"corpus={tmp_path / 'bad.jsonl'}", "-p", f"pairs={ROOT / 'data' / 'blimp'}"),
          f"parameter 'corpus' = '{tmp_path / 'bad.jsonl'}': {tmp_path / 'bad.jsonl'}:3: invalid JSON"),
     ]
     (tmp_path / "bad.jsonl").write_text('{"text": "a"}\n{"text": "b"}\n{"text": \n')
