@@ -384,6 +384,20 @@ def make_executor(kind: str, folder, options: dict | None = None, cluster: str |
 # %% ../nbs/90_sweep.ipynb #3fc4da35
 def _submitted(runs_dir) -> Path: return runs_folder(runs_dir) / "_submitit"
 
+def _submit(ex, folder: Path, study: str, todo: list, params: list, runs_dir, retry_failed: bool) -> list:
+    """Submit the runs `params` as one array through `ex`; a submission that fails (sbatch refusing the job, say) is
+    one `GrokError` with the scheduler's own words, and the files submitit wrote for it are removed."""
+    if not todo: return []
+    before = {f for f in folder.rglob("*")} if folder.exists() else set()
+    try: return ex.map_array(run_study, [study] * len(todo), params, [runs_dir] * len(todo), [retry_failed] * len(todo))
+    except Exception as e:
+        for f in sorted(set(folder.rglob("*")) - before, key=lambda f: -len(f.parts)):   # files, then their folders
+            f.unlink() if f.is_file() else shutil.rmtree(f, ignore_errors=True)
+        said = getattr(e, "stderr", None) or getattr(e, "output", None) or str(e)
+        said = " ".join((said.decode(errors="replace") if isinstance(said, bytes) else str(said)).split())
+        raise GrokError(f"sweep {study}: submitting {len(todo)} run(s) failed, nothing was submitted "
+                        f"({type(e).__name__}: {said[:300]})") from None
+
 def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 1, retry_failed: bool = False,
           runs_dir=None, progress: bool = True, slurm: dict | None = None, cluster: str | None = None,
           threads: int | None = None, wait: bool = True) -> pd.DataFrame:
@@ -424,8 +438,7 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
         st = [run_status(p) for p in paths]
         todo = [k for k, s in enumerate(st) if not (s == "finished" or (s in RERUN_ONLY_ON_RETRY and not retry_failed))]
         rows = [{"run_id": p.name, "status": s, "path": str(p), "skipped": True} for p, s in zip(paths, st)]
-        jobs = ex.map_array(run_study, [study] * len(todo), [runs[k] for k in todo], [runs_dir] * len(todo),
-                            [retry_failed] * len(todo)) if todo else []
+        jobs = _submit(ex, folder, study, todo, [runs[k] for k in todo], runs_dir, retry_failed)
         for k, j in zip(todo, jobs):
             rows[k] = {"run_id": paths[k].name, "status": "submitted", "path": str(paths[k]), "job_id": j.job_id}
             append_jsonl({"study": study, "run_id": paths[k].name, "job_id": j.job_id, "cluster": ex.cluster,

@@ -144,3 +144,22 @@ def test_slurm_refused_without_slurm_and_auto_says_local(toy, monkeypatch, capsy
     out, err = capsys.readouterr()
     assert "executor auto -> local (no SLURM here: 1 local worker(s); the slurm options are not used)" in err, err
     assert "finished" in out, out
+
+
+def test_failing_sbatch_is_one_line_and_leaves_nothing(toy, monkeypatch, capsys):
+    "sbatch refusing the job (a bad account, say): one line with sbatch's own words, exit 2, no submitit files left."
+    from grok_nb.jobs import main
+    bindir = toy / "bin"
+    bindir.mkdir()
+    (bindir / "sbatch").write_text("#!/bin/sh\necho 'sbatch: error: Batch job submission failed: Invalid account' >&2\n"
+                                   "exit 1\n")
+    (bindir / "srun").write_text("#!/bin/sh\nexit 0\n")
+    for f in bindir.iterdir(): f.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    rc = main(["sweep", "toy", "-p", "x=1,2", "--executor", "slurm", "--partition", "gpu", "--account", "nope",
+               "--no-wait", "--runs-dir", str(toy / "runs")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and err[-1].startswith("grok-nb: error: sweep toy: submitting 2 run(s) failed, nothing was submitted"), err
+    assert "Invalid account" in err[-1], err
+    left = [p for p in (toy / "runs" / "_submitit").rglob("*") if p.is_file()] if (toy / "runs" / "_submitit").exists() else []
+    assert left == [], left
