@@ -205,7 +205,9 @@ def steps_section(rand, groups, keys: dict = LOSS_LABELS) -> Section:
                 ax.set_title(f"{size}, {steps} steps — {keys[key]}", fontsize=8)
                 ax.set_xlabel("compartments c")
                 ax.set_ylabel("steps to reach target")
-                ax.legend(fontsize=6)
+                if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=6)
+                else: ax.text(0.5, 0.5, "no target loss that every run reached", transform=ax.transAxes,
+                              ha="center", va="center", fontsize=7)
         fig.tight_layout()
         sec.fig = fig
     for key, f in fits.items():

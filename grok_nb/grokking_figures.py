@@ -52,7 +52,8 @@ def run_accuracy_figure(results: dict, steps, threshold: float):
 # %% ../nbs/grokking/11b_grokking_figures.ipynb #de231600
 def run_null_figure(results: dict):
     """Each phenomenon's stratified null of Δt (finite values) with the observed Δt, or its lower bound when the
-    unexposed split never crossed (censored, drawn as an arrow). Data: `{uid: {"null", "observed", "label"}}`."""
+    unexposed split never crossed (censored, drawn as an arrow); a panel without a null says why (a phenomenon whose
+    split is too small is skipped). Data: `{uid: {"null", "observed", "label"}}` (and `skipped`, the reason)."""
     uids = list(results["phenomena"])
     fig, axes = plt.subplots(1, len(uids), figsize=(3.2 * len(uids), 2.8), squeeze=False)
     data = {}
@@ -70,8 +71,15 @@ def run_null_figure(results: dict):
                 ax.axvline(o["observed_lower"], color="C3", ls="--", label=label)
                 ax.annotate("", xy=(o["observed_lower"] * 1.15 + 10, 0.5), xytext=(o["observed_lower"], 0.5),
                             xycoords=("data", "axes fraction"), arrowprops=dict(arrowstyle="->", color="C3"))
-            ax.legend(fontsize=7)
+            if label: ax.legend(fontsize=7)
+            else: ax.text(0.5, 0.9, "no observed Δt: neither split crossed", transform=ax.transAxes, ha="center",
+                          fontsize=7)
             data[uid] = {"null": nv[np.isfinite(nv)].tolist(), "observed": o["observed"], "label": label}
+        else:                                       # say why the panel is empty
+            why = r.get("skipped") or "no null computed"
+            ax.text(0.5, 0.5, f"no null: {why}", transform=ax.transAxes, ha="center", va="center", fontsize=7,
+                    wrap=True)
+            data[uid] = {"null": [], "observed": None, "label": None, "skipped": why}
         ax.set_title(_uid_title(uid), fontsize=8)
         ax.set_xlabel("Δt (steps), stratified null")
     fig.tight_layout()
