@@ -20,22 +20,22 @@ from .compartment_tables import text_steps
 from .regime import run_set_regime, regime_text, PAPER_REGIMES
 
 # %% auto #0
-__all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'PAPER_SPACING', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'A3B_TABLE', 'A3B_CMD', 'CLAIMS_A',
-           'B_HEADS', 'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_PATCH16', 'B_CONTROL', 'B_LAGS', 'LM',
-           'CA', 'H4', 'CA_ANY_HEADS', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'B_CMD_C', 'CLAIMS_B', 'C_TAX', 'C_INIT',
-           'C_INIT2', 'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE',
-           'C_BIL', 'C_BIO', 'C_BIO_LONG', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C',
-           'CLAIMS', 'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS', 'EARLIER_RUN_SETS', 'CODING_COLUMNS',
-           'TABLE_STUDIES', 'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME', 'STUDY_TITLES', 'scalar_columns', 'relative_paths',
-           'save_table', 'table_path', 'table_parts', 'read_run_table', 'load_table', 'Outcome', 'Claim',
-           'censored_steps', 'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'requires',
-           'equivalence', 'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured',
-           'strength_pairs', 'catch_up', 'rank_after', 'steps_rows', 'heads_trend', 'compute_matched',
-           'onsets_by_model', 'patched_k', 'learned_tax', 'bio_converged', 'at_plateau', 'translation_learned_at',
-           'posthoc_convergence', 'translation_learned', 'run_set_info', 'run_set_time', 'coding_fingerprint',
-           'codings_path', 'ran_path', 'read_codings', 'coding_record', 'unrecorded_codings', 'record_codings',
-           'read_ran', 'run_set_ran', 'is_post_hoc', 'table_run_sets', 'source_regime', 'regime_lines', 'readme_table',
-           'study_page', 'project_ledger', 'write_ledger']
+__all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'PAPER_SPACING', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'A3B_TABLE', 'A3B_CMD', 'A5_TABLE',
+           'A5_CMD', 'CLAIMS_A', 'B_HEADS', 'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_PATCH16',
+           'B_CONTROL', 'B_LAGS', 'LM', 'CA', 'H4', 'CA_ANY_HEADS', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'B_CMD_C',
+           'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_INIT2', 'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS',
+           'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_BIO_LONG', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD',
+           'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS',
+           'EARLIER_RUN_SETS', 'CODING_COLUMNS', 'TABLE_STUDIES', 'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME',
+           'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path', 'table_parts',
+           'read_run_table', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate',
+           'paired_shift', 'trend', 'noting', 'requires', 'equivalence', 'evaluate_ledger', 'detectable_delta',
+           'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'rank_after', 'steps_rows',
+           'heads_trend', 'compute_matched', 'onsets_by_model', 'patched_k', 'learned_tax', 'bio_converged',
+           'at_plateau', 'translation_learned_at', 'posthoc_convergence', 'translation_learned', 'run_set_info',
+           'run_set_time', 'coding_fingerprint', 'codings_path', 'ran_path', 'read_codings', 'coding_record',
+           'unrecorded_codings', 'record_codings', 'read_ran', 'run_set_ran', 'is_post_hoc', 'table_run_sets',
+           'source_regime', 'regime_lines', 'readme_table', 'study_page', 'project_ledger', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -70,7 +70,7 @@ def table_path(source: str, figures=None) -> Path:
     return (root / "summaries" if run_set == "demo" else root / run_set / "summaries") / f"{name}.csv"
 
 # %% ../nbs/92_ledger.ipynb #5fefaf60
-RUN_PARTS = (("a2", "a2b"), ("a-catchup", "a-catchup2"), ("c-infonce2", "c-infonce2b"),
+RUN_PARTS = (("a2", "a2b"), ("a-catchup", "a-catchup2"), ("a-rank", "a-rank2"), ("c-infonce2", "c-infonce2b"),
              ("b-headdim", "b-control"), ("b-suite-14m", "b-suite-14m2"),
              ("c-posthoc", "c-posthoc2", "c-posthoc3"),
              ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 21))))
@@ -631,6 +631,10 @@ A_CMD = "make profile-a2 profile-a2b (profile a: make profile-a; the demo: make 
 # is the union of both): until part 2 has run, A3b reads a2 + a2b like the other claims of study A
 A3B_TABLE = ("profile-a-catchup2/grokking_runs", *A_TABLE)
 A3B_CMD = "make profile-a-catchup profile-a-catchup2 (until both have run: make profile-a2 profile-a2b)"
+# A5's own run set (10 fresh seeds of a2's design in two parts, fixed before they ran, read from part 2): a2 + a2b
+# predate the stored per-checkpoint series, so until part 2 has run A5 reads them and is "not measured"
+A5_TABLE = ("profile-a-rank2/grokking_runs", *A_TABLE)
+A5_CMD = "make profile-a-rank profile-a-rank2"
 
 def _a_units(t: pd.DataFrame, testable: bool = True) -> pd.DataFrame:
     "Study A's (run, phenomenon) units of the main design; with `testable`, not at ceiling."
@@ -724,8 +728,8 @@ CLAIMS_A = [_a1(k) for k in A_PHENOMENA] + [
     Claim("A5", "A", "after the transition the effective rank of the concept vectors rises",
           "log(effective rank after / before the phenomenon's transition), the window before starting at 5% of the "
           "training window (not at initialisation), per (run, phenomenon), averaged per run; signed-rank over runs",
-          A_TABLE, rank_after,
-          of_interest=math.log(1.1), of_interest_text="a 10% rise", figure="grokking_concepts.png", command=A_CMD),
+          A5_TABLE, rank_after,
+          of_interest=math.log(1.1), of_interest_text="a 10% rise", figure="grokking_concepts.png", command=A5_CMD),
     Claim("A6", "A", "critical→context attention rises in a few specific heads, not uniformly",
           "rise of the top-3 heads (ranked on half A of the phrases) minus the mean head's rise, measured on half B, "
           "around the transition, per (run, phenomenon), averaged per run; signed-rank over runs", A_TABLE,
@@ -1510,6 +1514,10 @@ RUN_SETS = {  # name: (command, what it runs)
                           "seeds 10-17"),
     "profile-a-catchup2": ("make profile-a-catchup profile-a-catchup2", "study A's catch-up test (A3b) alone: a2's "
                            "design at fresh seeds 10-25 (two parts), fixed before it ran, not pooled with a2 + a2b"),
+    "profile-a-rank": ("make profile-a-rank", "study A's effective-rank test (A5), part 1: a2's design at fresh seeds "
+                       "26-31"),
+    "profile-a-rank2": ("make profile-a-rank profile-a-rank2", "study A's effective-rank test (A5) alone: a2's design "
+                        "at fresh seeds 26-35 (two parts), fixed before it ran, not pooled with a2 + a2b"),
     "profile-b-heads": ("make profile-b-heads", "study B: heads × S, 128 heads of 1, sparsity; 8 seeds, one budget"),
     "profile-b-heads128": ("make profile-b-heads128", "study B's many-tiny-heads test (B11) alone: b-heads' 128 heads "
                            "of 1 at fresh seeds 8-27, fixed before it ran, not pooled with b-heads"),
