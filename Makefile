@@ -39,10 +39,13 @@ install: $(STAMP)
 	  { echo "make install: nbdev's clean-on-save hook is missing from ~/.jupyter/jupyter_server_config.py"; exit 1; }
 
 # JupyterLab in the venv, from the repository root, on 127.0.0.1:$(LAB_PORT) (open the URL with the token it prints;
-# --allow-root when run as root). Study notebooks show their figures and training bars; saving cleans the notebook.
+# --allow-root when run as root). Study notebooks show their figures and training bars; saving a notebook under nbs/
+# writes it as the repository stores it, without outputs (.jupyter/jupyter_server_config.py: the user's own Jupyter
+# configuration, then grok_nb.notebooks.lab_pre_save), so a save leaves the tree clean; other notebooks keep outputs.
 LAB_PORT ?= 8888
 lab: install
-	$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+	$(BIN)/jupyter lab --config=$(CURDIR)/.jupyter/jupyter_server_config.py --no-browser --ip=127.0.0.1 \
+	  --port=$(LAB_PORT) $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 # JupyterLab in headless Chromium (apt-get install -y chromium chromium-driver), as a user works in it: a copy of
 # nbs/emergence/study_sparse_attention.ipynb at its defaults is opened and run through Lab's menus, and the check

@@ -1,8 +1,9 @@
 """Check JupyterLab in headless Chromium, as a researcher works in it (`make lab-check`).
 
 Starts JupyterLab from this venv on 127.0.0.1 with a random token, in a temporary folder that holds a byte-identical
-copy of `nbs/emergence/study_sparse_attention.ipynb` (the fastest study, at its defaults) and of `settings.ini` (so
-nbdev's clean-on-save hook acts as it does in the repository); runs go to that folder (GROK_NB_WORKSPACE), so nothing
+copy of `nbs/emergence/study_sparse_attention.ipynb` (the fastest study, at its defaults) and of `settings.ini`, with
+the configuration `make lab` uses (.jupyter/jupyter_server_config.py, so the save hook acts as it does in the
+repository); runs go to that folder (GROK_NB_WORKSPACE), so nothing
 in the repository changes. Then it drives Debian's Chromium through chromedriver (selenium; no browser is downloaded:
 `apt-get install -y chromium chromium-driver`):
 
@@ -10,8 +11,9 @@ in the repository changes. Then it drives Debian's Chromium through chromedriver
 2. while it runs, a tqdm progress widget shows (the training bar);
 3. when every cell has run: each figure the run saved under `runs/sparse_attention/<id>/figures/` is shown as an
    image output with the same PNG bytes, and no output is an error or stderr box and no dialog is open;
-4. File > Save Notebook writes a clean notebook (nbdev's Jupyter hook from `make install`): `nbdev_clean` leaves the
-   saved file unchanged, and its outputs are kept.
+4. File > Save Notebook writes the notebook as the repository stores it (`make lab`'s hook,
+   grok_nb.notebooks.lab_pre_save): no outputs, no execution counts, byte for byte the committed file, so a save
+   leaves the tree clean.
 
 Screenshots go to --shots (default: a temporary folder): `lab_training.png` while the bar moves, `lab_study.png` at the
 end (after the save; file browser and code collapsed, scrolled to the training cell's bar with the first figure below
@@ -44,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STUDY = "sparse_attention"
 NB_REL = f"nbs/emergence/study_{STUDY}.ipynb"
 HOOK_FILE = Path.home() / ".jupyter" / "jupyter_server_config.py"
+LAB_CONFIG = ROOT / ".jupyter" / "jupyter_server_config.py"     # what `make lab` starts Lab with
 # Lab's own settings for the check: every cell kept in the DOM (no windowing), no news or update requests
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
@@ -107,7 +110,8 @@ def prepare(tmp: Path) -> Path:
 
 def start_lab(tmp: Path, root: Path, port: int, token: str) -> subprocess.Popen:
     jupyter = Path(sys.executable).parent / "jupyter"
-    cmd = [str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0",
+    cmd = [str(jupyter), "lab", f"--config={LAB_CONFIG}", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           "--ServerApp.port_retries=0",
            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
            f"--LabApp.user_settings_dir={tmp / 'lab-settings'}", f"--LabApp.workspaces_dir={tmp / 'lab-workspaces'}"]
     if os.geteuid() == 0: cmd.append("--allow-root")
@@ -151,16 +155,17 @@ def saved_pngs(root: Path) -> list[bytes]:
 
 
 def clean_check(root: Path, rep: Report):
-    "The saved notebook: outputs kept, no execution counts, and unchanged by nbdev_clean (make test's sync check)."
+    """The saved notebook: no outputs, no execution counts, byte for byte the committed file (a save leaves the tree
+    clean), and unchanged by nbdev_clean (make test's sync check)."""
     saved = root / NB_REL
     nb = json.loads(saved.read_text())
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    n_img = sum("image/png" in o.get("data", {}) for c in code for o in c.get("outputs", []))
-    rep("the saved notebook keeps its figures", n_img > 0, f"{n_img} PNG outputs in {saved.name}")
+    n_out = sum(len(c.get("outputs", [])) for c in code)
+    rep("the saved notebook holds no outputs (make lab's hook)", n_out == 0,
+        f"{n_out} outputs in {saved.name}: was Lab started with {LAB_CONFIG}?" if n_out else "")
     counts = [c.get("execution_count") for c in code if c.get("execution_count") is not None]
-    rep("nbdev's hook cleaned it on save (no execution counts)", not counts,
-        f"{len(counts)} cells keep a count: is nbdev's hook in {HOOK_FILE} (make install), and does settings.ini "
-        "say jupyter_hooks = True?" if counts else "")
+    rep("no execution counts", not counts, f"{len(counts)} cells keep a count" if counts else "")
+    rep("the saved notebook is the committed file byte for byte", saved.read_bytes() == (ROOT / NB_REL).read_bytes())
     twin = saved.with_name("clean_twin.ipynb")
     shutil.copy2(saved, twin)
     nbdev_clean = Path(sys.executable).parent / "nbdev_clean"
