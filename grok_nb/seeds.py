@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from transformers.activations import ACT2FN
 from tqdm.auto import tqdm
 from .core import check, evaluating
-from .train import lm_loss_sum, lr_lambda, _targets, _check_train_args, TrainingDiverged
+from .train import lm_loss_sum, lr_lambda, _targets, _check_train_args, TrainingDiverged, finish_bar_early
 
 # %% auto #0
 __all__ = ['stack_problem', 'stack_weights', 'unstack_into', 'grouped_forward', 'StackedAdamW', 'clip_per_seed', 'train_seeds']
@@ -219,7 +219,7 @@ def train_seeds(models: Sequence[torch.nn.Module], sources: Sequence, steps: int
             if not live: break
             opt.keep(torch.tensor(rows, device=dev))
         if log: bar.set_postfix(seeds=len(live), loss=f"{sum(losses) / len(losses):.3f}")
-    bar.total = bar.n
+    finish_bar_early(bar, bar.n)                                        # every seed stopped: a finish
     bar.close()
     for j, i in enumerate(live): unstack_into(models[i], opt.weights, j)
     return [{"model": models[i], "history": histories[i], "steps": steps} for i in range(N)]

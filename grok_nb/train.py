@@ -18,7 +18,7 @@ from .checkpoint import (CHECKPOINT_FORMAT, save_checkpoint, verify_checkpoint, 
 
 # %% auto #0
 __all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'lm_loss_sum', 'lm_loss',
-           'TrainingDiverged', 'train', 'launch_info', 'launch_train', 'train_or_launch']
+           'TrainingDiverged', 'finish_bar_early', 'train', 'launch_info', 'launch_train', 'train_or_launch']
 
 # %% ../nbs/04_train.ipynb #5f25f944
 def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512) -> list[int]:
@@ -299,6 +299,14 @@ def _checkpointer(rd, model, opt, sched, source, eval_fn, history: list, train_p
                 if s != step: drop_optimizer(rd.checkpoint(s))
     return save
 
+# %% ../nbs/04_train.ipynb #d3aaf2f8
+def finish_bar_early(bar, done: int) -> None:
+    "End `bar` (a `tqdm.auto` bar) full at step `done`: its total, and a Jupyter widget's maximum, become `done`."
+    bar.total = done
+    box = getattr(bar, "container", None)                 # tqdm.notebook: (label, IntProgress, text)
+    if box is not None and len(getattr(box, "children", ())) == 3: box.children[1].max = done
+    bar.refresh()
+
 # %% ../nbs/04_train.ipynb #ce6cd61b
 def train(
     model,
@@ -415,7 +423,7 @@ def train(
         if done in ckpts: checkpoint(done)
         if _should_stop(stop_fn, rec, world, is_main, dev):
             if rd is not None and done not in ckpts and ckpts: checkpoint(done)
-            bar.total = done                               # an early stop is a finish: Jupyter's bar draws an
+            finish_bar_early(bar, done)                    # an early stop is a finish: Jupyter's bar draws an
             break                                          # unfinished one in red, as if it had failed
     last = [r["loss"] for r in history if "loss" in r]
     if last: bar.set_postfix(loss=f"{last[-1]:.3f}")                   # the bar stays on screen with the final loss
