@@ -89,7 +89,8 @@ def compartment_alignment_figure(history: list[dict], layer: int, n_texts: int |
     if n_texts is not None: ax3.axhline(1 / n_texts, color="0.6", ls=":", lw=1, label="chance retrieval")
     ax3.set_xlabel("step")
     ax3.set_ylabel(f"alignment at layer {layer} (fraction / cosine)")
-    ax3.set_ylim(-0.05, 1.05)
+    lows = [float(np.nanmin(v)) for _, v in data.values() if np.isfinite(np.asarray(v, float)).any()]
+    ax3.set_ylim(min([0.0, *lows]) - 0.05, 1.05)          # a cosine can be negative: never clipped at 0
     ax3.legend(fontsize=8)
     fig3.tight_layout()
     return fig3, data
