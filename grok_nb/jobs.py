@@ -20,7 +20,7 @@ __all__ = ['PROFILES_DIR', 'DESIGNS_FILE', 'YAML_MAX_NODES', 'GROKKING_DESIGN', 
            'PROFILES', 'PROFILE_RUNS', 'profiles_dir', 'read_yaml', 'check_params_mapping', 'load_designs', 'design',
            'demo_jobs', 'demo', 'expand_grid', 'Profile', 'load_profile', 'profile_jobs', 'load_profiles',
            'profile_run_ids', 'report_run_ids', 'run_profile', 'profile_table', 'parse_params', 'study_names',
-           'describe_params', 'main']
+           'param_help', 'describe_params', 'main']
 
 # %% ../nbs/90a_jobs.ipynb #56d70387
 PROFILES_DIR = PROJECT_ROOT / "profiles"
@@ -410,20 +410,39 @@ def study_names() -> list[str]:
     "The studies `grok-nb` can run: those of `sweep.study_notebooks` (`nbs/<folder>/study_<name>.ipynb`)."
     return sorted(study_notebooks())
 
+# %% ../nbs/90a_jobs.ipynb #a9aade05
+def param_help(study: str) -> dict[str, str]:
+    """{parameter: the comment beside it in `study`'s parameters cell}, a comment continued on the indented
+    comment-only lines below its line joined on (papermill's `inspect_notebook` keeps the first line only)."""
+    import papermill
+    from grok_nb.sweep import study_notebook
+    path = study_notebook(study)
+    spec = papermill.inspect_notebook(str(path))
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    lines = next("".join(c["source"]).splitlines() for c in cells
+                 if "parameters" in c.get("metadata", {}).get("tags", []))
+    out = {}
+    for k, p in spec.items():
+        parts = [p.get("help") or ""]
+        i = next((j for j, ln in enumerate(lines) if re.match(rf"{re.escape(k)}\s*(:[^=]*)?=", ln)), None)
+        for ln in lines[i + 1:] if i is not None else []:
+            m = re.match(r"^\s+#\s?(.*)$", ln)
+            if not m: break
+            parts.append(m.group(1).strip())
+        out[k] = " ".join(x for x in parts if x)
+    return out
+
 # %% ../nbs/90a_jobs.ipynb #5800dba3
 def describe_params(study: str) -> str:
     """Every parameter of `study`: its default, the comment beside it in the notebook's parameters cell, and the rule
     its value must pass (`sweep.study_rules`; a parameter without one is checked for its default's type only)."""
-    import papermill
-    from grok_nb.sweep import study_notebook
-    spec, defaults, rules = papermill.inspect_notebook(str(study_notebook(study))), study_defaults(study), \
-        study_rules(study)
+    spec, defaults, rules = param_help(study), study_defaults(study), study_rules(study)
     lines = [f"{study}: {len(defaults) - ('run_dir' in defaults)} parameters; give them as "
              f"grok-nb run {study} -p NAME=VALUE (a Python literal; sweep: -p NAME=V1,V2)"]
     for k, v in defaults.items():
         if k == "run_dir": continue
         lines.append(f"  {k} = {v!r}")
-        if spec[k].get("help"): lines.append(f"      {spec[k]['help']}")
+        if spec.get(k): lines.append(f"      {spec[k]}")
         rule = rules.get(k)
         lines.append(f"      must be {rule.allowed}" if rule is not None and k in rules else
                      f"      must be of type {type(v).__name__}" if v is not None else "      any value")
