@@ -8,7 +8,8 @@ import os, sys, json, random, shutil, pickle, tempfile
 from pathlib import Path
 import numpy as np
 import torch
-from .core import GrokError, check, save_json, load_json, write_jsonl, sha256_file, read_error, RunDir
+from .core import (GrokError, check, save_json, load_json, write_jsonl, sha256_file, read_error, RunDir,
+                          disk_full_error)
 
 # %% auto #0
 __all__ = ['CHECKPOINT_FORMAT', 'READ_FORMATS', 'DROPPABLE', 'save_checkpoint', 'verify_checkpoint', 'load_state',
@@ -79,8 +80,9 @@ def save_checkpoint(path, model, optimizer=None, scheduler=None, step: int = 0, 
             with open(f, "rb") as fh: os.fsync(fh.fileno())
         if path.exists(): shutil.rmtree(path)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        if (full := disk_full_error(e, path / "model.safetensors")) is not None: raise full from e   # named as such
         raise
     return path
 

@@ -12,11 +12,11 @@ import torch
 
 # %% auto #0
 __all__ = ['PROJECT_ROOT', 'GrokError', 'check', 'set_seed', 'get_device', 'get_dtype', 'autocast', 'evaluating', 'right_pad',
-           'moving_average', 'atomic_write', 'atomic_path', 'save_json', 'read_error', 'load_json', 'append_jsonl',
-           'write_jsonl', 'iter_lines', 'iter_jsonl', 'read_jsonl', 'sha256_file', 'git_commit', 'workspace',
-           'runs_root', 'cache_dir', 'figures_root', 'data_dir', 'quiet_hub', 'hub_online', 'hub_error', 'log_once',
-           'package_versions', 'canonical_params', 'run_id', 'RunDir', 'cpu_simd', 'runtime_info', 'make_run_dir',
-           'is_timing', 'save_results']
+           'moving_average', 'disk_full_error', 'atomic_write', 'atomic_path', 'save_json', 'read_error', 'load_json',
+           'append_jsonl', 'write_jsonl', 'iter_lines', 'iter_jsonl', 'read_jsonl', 'sha256_file', 'git_commit',
+           'workspace', 'runs_root', 'cache_dir', 'figures_root', 'data_dir', 'quiet_hub', 'hub_online', 'hub_error',
+           'log_once', 'package_versions', 'canonical_params', 'run_id', 'RunDir', 'cpu_simd', 'runtime_info',
+           'make_run_dir', 'is_timing', 'save_results']
 
 # %% ../nbs/00_core.ipynb #d9411469
 class GrokError(ValueError):
@@ -107,6 +107,23 @@ def moving_average(values, window: int) -> np.ndarray:
     lo, hi = np.clip(np.arange(n) - h, 0, n), np.clip(np.arange(n) + h + 1, 0, n)
     return (cs[..., hi] - cs[..., lo]) / (hi - lo)
 
+# %% ../nbs/00_core.ipynb #04cc1fb3
+_TORCH_WRITE_FAILED = ("unexpected pos", "file write failed", "PytorchStreamWriter failed writing")
+
+def disk_full_error(e: BaseException, path) -> GrokError | None:
+    """A `GrokError` naming the disk when `e`, raised while writing `path`, is a full one (OSError ENOSPC or EDQUOT)
+    or torch's writer failing (its message says no more); None for any other error."""
+    import errno, shutil
+    full = isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT)
+    torch_write = isinstance(e, RuntimeError) and any(s in str(e) for s in _TORCH_WRITE_FAILED)
+    if not (full or torch_write): return None
+    d = Path(path).parent
+    try: free = f"{shutil.disk_usage(d).free / 2**20:,.0f} MiB free there now"
+    except OSError: free = "its free space unknown"
+    what = ("no space left on the disk" if full else
+            f"torch could not write it ({str(e).strip()[:120]}): is the disk full?")
+    return GrokError(f"writing {path}: {what} ({d}; {free})")
+
 # %% ../nbs/00_core.ipynb #985b2bb1
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8"):
@@ -120,8 +137,9 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+        if (full := disk_full_error(e, path)) is not None: raise full from e
         raise
 
 # %% ../nbs/00_core.ipynb #c1bf6a79
@@ -136,8 +154,9 @@ def atomic_path(path: str | os.PathLike):
         yield Path(tmp)
         with open(tmp, "rb") as f: os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+        if (full := disk_full_error(e, path)) is not None: raise full from e
         raise
 
 # %% ../nbs/00_core.ipynb #7ebe9576
