@@ -12,13 +12,13 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 from .core import (GrokError, check, get_device, get_dtype, autocast, atomic_path, atomic_write, save_json,
-    load_json, append_jsonl, sha256_file, RunDir, set_seed, evaluating)
+    load_json, append_jsonl, sha256_file, RunDir, set_seed, evaluating, _jsonable)
 from .checkpoint import (CHECKPOINT_FORMAT, save_checkpoint, verify_checkpoint, load_state, load_checkpoint,
     drop_optimizer, _rng_state, _set_rng_state, _unwrap, _fill_model, _tidy_run, _truncate_metrics)
 
 # %% auto #0
-__all__ = ['TRAIN_KEYS', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'lm_loss_sum', 'lm_loss',
-           'TrainingDiverged', 'finish_bar_early', 'train', 'launch_info', 'launch_train', 'train_or_launch']
+__all__ = ['TRAIN_KEYS', 'LAUNCH_KEY_ENV', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'lm_loss_sum',
+           'lm_loss', 'TrainingDiverged', 'finish_bar_early', 'train', 'launch_info', 'launch_train', 'train_or_launch']
 
 # %% ../nbs/04_train.ipynb #5f25f944
 def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512) -> list[int]:
@@ -431,7 +431,7 @@ def train(
     return {"model": model, "history": history, "run_dir": rd, "steps": steps}
 
 # %% ../nbs/04_train.ipynb #50a9e467
-import sys, re, pickle, signal, hashlib, subprocess, inspect, importlib.machinery
+import sys, re, pickle, signal, hmac, secrets, hashlib, subprocess, inspect, importlib.machinery
 from collections import OrderedDict
 
 def _check_nproc(nproc, who: str):
@@ -537,6 +537,25 @@ def _register_outputs(model):
         if isinstance(m, PreTrainedModel): _CAN_RECORD_REGISTRY[m] = m._can_record_outputs
     return model
 
+# %% ../nbs/04_train.ipynb #05bcea25
+LAUNCH_KEY_ENV = "GROK_NB_LAUNCH_KEY"
+
+def _sig_file(spec_file) -> Path: return Path(f"{spec_file}.sig")
+
+def _sign(data: bytes, key: str) -> str: return hmac.new(bytes.fromhex(key), data, "sha256").hexdigest()
+
+def _read_spec(spec_file) -> dict:
+    """The `train` call `launch_train` wrote to `spec_file`, unpickled only when its signature under this process's
+    launch key (`$GROK_NB_LAUNCH_KEY`) matches; anything else is refused before a byte is unpickled."""
+    key = os.environ.get(LAUNCH_KEY_ENV, "")
+    check(re.fullmatch(r"[0-9a-f]{64}", key) is not None,
+          f"{spec_file}: no launch key in ${LAUNCH_KEY_ENV}: only launch_train starts these processes")
+    data, sig = Path(spec_file).read_bytes(), _sig_file(spec_file)
+    ok = sig.exists() and hmac.compare_digest(sig.read_text().strip(), _sign(data, key))
+    check(ok, f"{spec_file}: not the spec this launch wrote (its signature {sig.name} "
+          f"{'does not match' if sig.exists() else 'is missing'}); refused without unpickling it")
+    return pickle.loads(data)
+
 # %% ../nbs/04_train.ipynb #d8207a83
 def _picklable(obj, cloudpickle) -> bool:
     try:
@@ -544,10 +563,11 @@ def _picklable(obj, cloudpickle) -> bool:
         return True
     except Exception: return False
 
-def _write_spec(spec_file: Path, spec: dict, model, source, train_kwargs: dict) -> None:
+def _write_spec(spec_file: Path, spec: dict, model, source, train_kwargs: dict, key: str) -> None:
     """Pickle the `train` call for the torchrun children (cloudpickle; the modules `_by_value_modules` names travel
     by value), with the model on the CPU and without transformers' capture hooks; the model goes back to its device.
-    A piece that cannot be pickled is named in the error."""
+    A piece that cannot be pickled is named in the error. Beside it, `<spec>.sig`: its HMAC-SHA256 under `key`
+    (`_read_spec`)."""
     import cloudpickle
     home = next((p.device for p in model.parameters()), torch.device("cpu"))
     home = None if home.type == "cpu" else home
@@ -556,7 +576,9 @@ def _write_spec(spec_file: Path, spec: dict, model, source, train_kwargs: dict) 
         if home is not None: model.to("cpu")                          # every rank unpickles its copy on the CPU
         for m in mods: cloudpickle.register_pickle_by_value(sys.modules[m])
         try:
-            with _without_capture_hooks(model), atomic_write(spec_file, "wb") as fh: cloudpickle.dump(spec, fh)
+            with _without_capture_hooks(model): data = cloudpickle.dumps(spec)
+            with atomic_write(spec_file, "wb") as fh: fh.write(data)
+            with atomic_write(_sig_file(spec_file)) as fh: fh.write(_sign(data, key))
         except Exception as e:                                         # name the piece that cannot travel
             parts = {"model": model, "source": source, **{f"argument {k!r}": v for k, v in train_kwargs.items()}}
             bad = [k for k, v in parts.items() if not _picklable(v, cloudpickle)]
@@ -639,13 +661,16 @@ def launch_train(
     folder = rd.path/"_launch" if rd is not None else Path(tempfile.mkdtemp(prefix="grok_nb_launch_"))
     if nnodes > 1 and rd is not None: folder = folder/f"node{node_rank}"       # a run folder shared by the nodes
     folder.mkdir(parents=True, exist_ok=True)
-    spec_file, log_file, result_file = folder/"spec.pkl", folder/"train.log", folder/"result.pt"
-    for f in [result_file, *folder.glob("error_rank*.txt")]: f.unlink(missing_ok=True)   # never read a stale result
+    spec_file, log_file = folder/"spec.pkl", folder/"train.log"
+    result_file, result_json = folder/"result.safetensors", folder/"result.json"
+    for f in [result_file, result_json, *folder.glob("error_rank*.txt")]: f.unlink(missing_ok=True)   # never stale
     kw = {**train_kwargs, "run_dir": None if rd is None else str(rd.path.resolve())}
     spec = {"model": model, "source": source, "steps": steps, "kwargs": kw, "result": str(result_file.resolve()),
-            "errors": str(folder.resolve())}
-    _write_spec(spec_file, spec, model, source, train_kwargs)
+            "result_json": str(result_json.resolve()), "errors": str(folder.resolve())}
+    key = secrets.token_hex(32)                                        # this launch's, handed to its children only
+    _write_spec(spec_file, spec, model, source, train_kwargs, key)
     cmd, env = _torchrun_cmd(spec_file, nproc, nnodes, node_rank, rdzv_endpoint, rdzv_id, rd, steps)
+    env[LAUNCH_KEY_ENV] = key
     t0 = time.time()
     with open(log_file, "wb") as log:
         proc = subprocess.Popen(
@@ -658,19 +683,19 @@ def launch_train(
         except BaseException:
             _kill_group(proc)
             raise
-    if rc != 0 or not result_file.exists():
+    if rc != 0 or not result_file.exists() or not result_json.exists():
         raise _launch_error(folder, nproc, f"killed after the {timeout} s timeout" if rc is None else f"exit code {rc}",
                             spec_file, log_file)
-    res = torch.load(result_file, map_location="cpu", weights_only=False)
-    _unwrap(model).load_state_dict(res["state"])
+    from safetensors.torch import load_file
+    res = load_json(result_json)                                       # data, not a pickle
+    _unwrap(model).load_state_dict(load_file(result_file, device="cpu"))
     info = {
         **launch_info(nproc, device, nnodes, rdzv_endpoint),
         "wall_s": round(time.time() - t0, 2),
         "log": str(log_file) if rd is not None else None,
     }
     if rd is not None:
-        spec_file.unlink()
-        result_file.unlink()
+        for f in (spec_file, _sig_file(spec_file), result_file, result_json): f.unlink(missing_ok=True)
     else: shutil.rmtree(folder, ignore_errors=True)
     return {"model": model, "history": res["history"], "run_dir": rd, "steps": steps, "launch": info}
 
@@ -689,15 +714,18 @@ def train_or_launch(model, source, steps: int, *, nproc: int = 1, nnodes: int = 
 # %% ../nbs/04_train.ipynb #4aca04c3
 def _launch_main(spec_file: str) -> None:
     "Entry point of each torchrun child: run the `train` call described by `spec_file` (written by `launch_train`)."
-    with open(spec_file, "rb") as fh: spec = pickle.load(fh)
+    spec = _read_spec(spec_file)
     _register_outputs(spec["model"])
     world, rank, local_rank = _ddp_info()
     try:
         res = train(spec["model"], spec["source"], spec["steps"], **spec["kwargs"])
         if local_rank == 0:                                               # each node's first process answers its node
-            state = {k: v.detach().cpu() for k, v in _unwrap(res["model"]).state_dict().items()}
-            with atomic_path(spec["result"]) as p:
-                torch.save({"state": state, "history": res["history"], "steps": res["steps"], "world_size": world}, p)
+            from safetensors.torch import save_file                     # data, not pickles: weights, then history
+            state = {k: v.detach().cpu().clone().contiguous() for k, v in _unwrap(res["model"]).state_dict().items()}
+            with atomic_path(spec["result"]) as p: save_file(state, str(p))
+            with atomic_write(spec["result_json"]) as fh:
+                json.dump({"history": res["history"], "steps": res["steps"], "world_size": world}, fh,
+                          default=_jsonable)
     except BaseException:
         import traceback
         with atomic_write(Path(spec["errors"])/f"error_rank{rank}.txt") as fh: fh.write(traceback.format_exc())
