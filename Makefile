@@ -49,8 +49,9 @@ lab: install
 
 # JupyterLab in headless Chromium (apt-get install -y chromium chromium-driver), as a user works in it: a copy of
 # nbs/emergence/study_sparse_attention.ipynb at its defaults is opened and run through Lab's menus, and the check
-# asserts that its figures show as images, a progress widget shows, no error or stderr box shows, and that saving left
-# the notebook clean (nbdev's hook); screenshots go to LAB_SHOTS. 63-78 s on 2 busy cores, so not part of `make test`.
+# asserts that its figures show as images, a progress widget shows and ends full, no error or stderr box shows, and
+# that saving (make lab's hook) wrote the committed file byte for byte; screenshots go to LAB_SHOTS. 63-78 s on 2 busy
+# cores, so not part of `make test`.
 LAB_SHOTS ?= _lab_check
 lab-check: install
 	OMP_NUM_THREADS=1 $(BIN)/python docs/lab_check.py --shots $(LAB_SHOTS)

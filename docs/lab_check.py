@@ -8,7 +8,7 @@ in the repository changes. Then it drives Debian's Chromium through chromedriver
 `apt-get install -y chromium chromium-driver`):
 
 1. the notebook opens and its kernel starts; Run > Run All Cells from Lab's menu bar;
-2. while it runs, a tqdm progress widget shows (the training bar);
+2. while it runs, a tqdm progress widget shows (the training bar), and it ends full (the run stops early);
 3. when every cell has run: each figure the run saved under `runs/sparse_attention/<id>/figures/` is shown as an
    image output with the same PNG bytes, and no output is an error or stderr box and no dialog is open;
 4. File > Save Notebook writes the notebook as the repository stores it (`make lab`'s hook,
@@ -62,10 +62,15 @@ const bars = [...nb.querySelectorAll('.widget-hprogress, .widget-vprogress')].ma
   const box = b.closest('.widget-hbox') || b.parentElement;
   return box ? box.innerText.replace(/\\s+/g, ' ').trim() : '';
 });
+const fills = [...nb.querySelectorAll('.widget-hprogress, .widget-vprogress')].map(b => {
+  const pb = b.querySelector('.progress-bar');
+  return pb ? parseFloat(pb.style.width || pb.style.height) : null;
+});
 const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
 return {
   prompts: prompts,
   bars: bars,
+  fills: fills,
   status: ind ? ind.getAttribute('data-status') : null,
   images: [...nb.querySelectorAll('.jp-OutputArea-output img')].map(i => i.getAttribute('src') || ''),
   stderr: [...nb.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
@@ -234,6 +239,9 @@ def check(root: Path, base: str, token: str, chromium: str, chromedriver: str, s
         rep("each saved figure is shown as an image output, the same PNG bytes",
             len(want) > 0 and sorted(shown) == sorted(want), f"{len(shown)} images shown, {len(want)} saved")
         if s.get("bars"): print(f"     the bar stays on screen: {s['bars'][0]!r}")
+        fill = (s.get("fills") or [None])[0]
+        rep("the training bar ends full (an early stop is a finish)", fill is not None and fill >= 99.9,
+            f"{fill}% of its width filled")
         # the picture: code collapsed, the training cell's bar at the top, the first figure below it
         menu(d, "View", "Collapse All Code")
         d.execute_script(_SCROLL_JS)
