@@ -19,10 +19,10 @@ from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RE
 __all__ = ['NBS_DIR', 'STUDY_SPECS', 'DATA_PARAMS', 'KERNEL_START_FAILED', 'SLURM_OPTIONS', 'DEFAULT_TIMEOUT_MIN', 'grid',
            'study_notebooks', 'report_notebooks', 'study_notebook', 'study_defaults', 'study_spec', 'study_rules',
            'check_data_files', 'resolve_params', 'runs_folder', 'neutral_params', 'identity_params', 'run_path',
-           'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters', 'make_executor', 'sweep',
-           'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary', 'table_values',
-           'publish_summaries', 'write_run_info', 'run_info', 'resumed_count', 'duration_text', 'wall_text',
-           'record_run_set', 'run_reports']
+           'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters', 'check_submission',
+           'make_executor', 'sweep', 'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary',
+           'table_values', 'publish_summaries', 'write_run_info', 'run_info', 'resumed_count', 'duration_text',
+           'wall_text', 'record_run_set', 'run_reports']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -366,6 +366,32 @@ def slurm_parameters(options: dict | None) -> dict:
         out[SLURM_OPTIONS[k]] = v
     return out
 
+# %% ../nbs/90_sweep.ipynb #44e96a31
+def check_submission(study: str, runs: list[dict], slurm: dict | None = None) -> list[str]:
+    """Refuse (`GrokError`) what makes a job `runs` (resolved parameters) cannot run under the `slurm` options ask of
+    a node; return the warnings (see above), one line each, deduplicated."""
+    gpus, cpus = (slurm or {}).get("gpus_per_node"), (slurm or {}).get("cpus_per_task")
+    rules, warn = study_rules(study), []
+    for n, r in enumerate(runs):
+        dev, nproc = str(r.get("device") or "cpu").split(":")[0], int(r.get("nproc") or 1)
+        where = f"sweep {study}: run {n} (device={r.get('device')!r}, nproc={nproc})"
+        check(dev != "cuda" or gpus, f"{where} asks for CUDA, but the job requests no GPU: add --gpus {nproc}")
+        check(dev not in ("cuda", "auto") or not gpus or nproc <= gpus,
+              f"{where}: {nproc} processes a node take a GPU each, but the job requests --gpus {gpus}: lower nproc "
+              f"or request --gpus {nproc}")
+        if gpus and dev == "cpu": warn.append(f"the job requests --gpus {gpus} but runs device='cpu': the GPUs idle")
+        if dev == "cpu" and cpus and nproc > cpus:
+            warn.append(f"nproc={nproc} CPU processes on --cpus-per-task {cpus}: they share fewer cores than ranks")
+        for k in _HUB_READERS:
+            v, rule = r.get(k), rules.get(k)
+            if isinstance(v, str) and isinstance(rule, PathSpec) and v not in rule.specials and not rule.is_path(v):
+                warn.append(f"{k}={v!r} is read from the hub: the compute nodes must reach it, or its cache (HF_HOME) "
+                            "must be on the shared filesystem")
+        if r.get("suite") in ("pythia", "polypythia") and not r.get("hub_root"):
+            warn.append(f"suite={r['suite']!r} without hub_root reads the hub: the compute nodes must reach it, or "
+                        "give hub_root= a mirror on the shared filesystem")
+    return list(dict.fromkeys(warn))
+
 # %% ../nbs/90_sweep.ipynb #66a17445
 def make_executor(kind: str, folder, options: dict | None = None, cluster: str | None = None):
     """`(submitit executor, the one line that says which)` for `kind` 'slurm' (refused when SLURM is absent) or
@@ -426,6 +452,9 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
     runs_folder(runs_dir)
     defaults = study_defaults(study)
     runs = [resolve_params(study, p, defaults) for p in runs]     # refuse bad parameters before any run starts
+    if executor != "local":                                       # a job's hardware against its runs, before queueing
+        for w in check_submission(study, runs, slurm):
+            print(f"sweep {study}: warning: {w}", file=sys.stderr, flush=True)
     if executor == "local":
         results = [{k: v for k, v in r.items() if k != "study"} for r in _run_jobs(
             [(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress)]
