@@ -456,17 +456,20 @@ def runtime_info(device: str | None = None) -> dict:
     return out
 
 def make_run_dir(
-    root: str | os.PathLike, study: str, params: dict, rid: str | None = None, resume: bool = True
+    root: str | os.PathLike, study: str, params: dict, rid: str | None = None, resume: bool = True,
+    execution: dict | None = None,
 ) -> RunDir:
     """Create (or reopen) `root/study/<run-id>/` and write `params.json` (with `runtime_info`).
     Reopening a run whose stored parameters differ raises an error naming the differing keys; reopening it with
     another thread count, device or instruction set says so (the resumed numbers may then differ in their last bits);
-    a runtime key the stored run did not record is not a difference."""
+    a runtime key the stored run did not record is not a difference. `execution` (how the run executes: device,
+    processes) is recorded as `execution`, not compared: a run reopened with another is the same run."""
     check(bool(study) and "/" not in study, f"study name must be a non-empty name without '/', got {study!r}")
     rid = rid or run_id(study, params)
     rd = RunDir(Path(root)/study/rid)
     canon = json.loads(canonical_params(params))
-    rt = runtime_info(params.get("device") if isinstance(params.get("device"), str) else None)
+    dev = (execution or {}).get("device", params.get("device"))
+    rt = runtime_info(dev if isinstance(dev, str) else None)
     if rd.params_file.exists():
         stored = load_json(rd.params_file)
         old = stored["params"]
@@ -489,6 +492,7 @@ def make_run_dir(
             "git_commit": git_commit(),
             "versions": package_versions(),
             "runtime": rt,
+            **({"execution": json.loads(canonical_params(execution))} if execution else {}),
             "host": platform.node(),
         },
         rd.params_file,

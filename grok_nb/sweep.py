@@ -16,13 +16,13 @@ from .params import Rule, PathSpec, check_params, resolve_paths, StudySpec, COMM
 from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RETRY, BAD_STATUSES
 
 # %% auto #0
-__all__ = ['NBS_DIR', 'STUDY_SPECS', 'DATA_PARAMS', 'KERNEL_START_FAILED', 'SLURM_OPTIONS', 'DEFAULT_TIMEOUT_MIN', 'grid',
-           'study_notebooks', 'report_notebooks', 'study_notebook', 'study_defaults', 'study_spec', 'study_rules',
-           'check_data_files', 'resolve_params', 'runs_folder', 'neutral_params', 'identity_params', 'run_path',
-           'execute_notebook', 'run_study', 'slurm_available', 'mem_gb', 'slurm_parameters', 'check_submission',
-           'make_executor', 'sweep', 'load_runs', 'runs_status', 'run_plan', 'study_params', 'open_run', 'save_summary',
-           'table_values', 'publish_summaries', 'write_run_info', 'run_info', 'resumed_count', 'duration_text',
-           'wall_text', 'record_run_set', 'run_reports']
+__all__ = ['NBS_DIR', 'STUDY_SPECS', 'DATA_PARAMS', 'EXECUTION_PARAMS', 'KERNEL_START_FAILED', 'SLURM_OPTIONS',
+           'DEFAULT_TIMEOUT_MIN', 'grid', 'study_notebooks', 'report_notebooks', 'study_notebook', 'study_defaults',
+           'study_spec', 'study_rules', 'check_data_files', 'resolve_params', 'runs_folder', 'neutral_params',
+           'execution_params', 'identity_params', 'run_path', 'execute_notebook', 'run_study', 'slurm_available',
+           'mem_gb', 'slurm_parameters', 'check_submission', 'make_executor', 'sweep', 'load_runs', 'runs_status',
+           'run_plan', 'study_params', 'open_run', 'save_summary', 'table_values', 'publish_summaries',
+           'write_run_info', 'run_info', 'resumed_count', 'duration_text', 'wall_text', 'record_run_set', 'run_reports']
 
 # %% ../nbs/90_sweep.ipynb #ed96658a
 def grid(*explicit: dict, **axes) -> list[dict]:
@@ -215,10 +215,31 @@ def neutral_params(study: str) -> dict:
     s = study_spec(study)
     return {**_EXEC_NEUTRAL, **s.neutral} if s else {}
 
+# how a run executes, not what it computes: recorded in params.json's `execution`, never part of a run's identity. Those
+# in the ids from the start (device; nproc but in study C) enter it at the study's default whatever their value, so the
+# pinned ids stay; the later ones (grad_accum, compile; nproc in study C) never enter it. `launch` (derived from nproc
+# and device) enters as the one-process launch.
+EXECUTION_PARAMS = ("device", "nproc", "nnodes", "grad_accum", "compile")
+_ONE_PROCESS_LAUNCH = {"launcher": "in-process"}
+
+def execution_params(study: str, params: dict) -> dict:
+    "The `EXECUTION_PARAMS` among `params` (a study's parameters, or a notebook's namespace), with their values."
+    return {k: params[k] for k in EXECUTION_PARAMS if k in params}
+
 def identity_params(study: str, params: dict) -> dict:
-    "`params` without the `neutral_params` of `study` that have their neutral value (of the same type)."
+    """`params` as a run's identity: execution parameters at the study's default (or left out, see above), and the
+    `neutral_params` of `study` left out while they have their neutral value (of the same type)."""
     neutral = neutral_params(study)
-    return {k: v for k, v in params.items() if not (k in neutral and type(v) is type(neutral[k]) and v == neutral[k])}
+    defaults = study_defaults(study) if any(k in params for k in EXECUTION_PARAMS) else {}
+    out = {}
+    for k, v in params.items():
+        if k in EXECUTION_PARAMS:
+            if k in neutral or k not in defaults: continue
+            v = defaults[k]
+        elif k == "launch": v = dict(_ONE_PROCESS_LAUNCH)
+        elif k in neutral and type(v) is type(neutral[k]) and v == neutral[k]: continue
+        out[k] = v
+    return out
 
 def run_path(study: str, full_params: dict, runs_dir=None) -> Path:
     """`<runs_dir>/<study>/<run-id>/` (`runs_dir` defaults to `core.runs_root()`: where the user works); the id hashes
@@ -605,15 +626,16 @@ def study_params(study: str, namespace: dict, **derived) -> dict:
     return identity_params(study, {**values, **derived})
 
 # %% ../nbs/90_sweep.ipynb #5e1deb43
-def open_run(study: str, params: dict, run_dir=None, runs_dir=None) -> RunDir:
+def open_run(study: str, params: dict, run_dir=None, runs_dir=None, execution: dict | None = None) -> RunDir:
     """The run directory with `params.json` written (or checked against the stored one): `run_dir` when a sweep set
-    it, else `<runs_dir>/<study>/<run-id>/`; with a `figures/` folder for the run's own figures."""
+    it, else `<runs_dir>/<study>/<run-id>/`; with a `figures/` folder for the run's own figures. `execution`
+    (`execution_params`): how this run executes, recorded beside its parameters, not part of them."""
     if run_dir:
         run_dir = Path(run_dir)
-        rd = make_run_dir(run_dir.parent.parent, study, params, rid=run_dir.name)
+        rd = make_run_dir(run_dir.parent.parent, study, params, rid=run_dir.name, execution=execution)
         check(rd.path.resolve() == run_dir.resolve(), f"open_run: run_dir {run_dir} is not <runs>/{study}/<run-id>")
     else:
-        rd = make_run_dir(Path(runs_dir or runs_root()), study, params)
+        rd = make_run_dir(Path(runs_dir or runs_root()), study, params, execution=execution)
     (rd.path / "figures").mkdir(parents=True, exist_ok=True)
     return rd
 
