@@ -22,8 +22,9 @@ def test_paper_scale_a_dry_run(tmp_path):
     head = json.loads(out.split("study A headline: ", 1)[1].splitlines()[0])
     assert head["n_phenomena"] == 5 and 0 <= head["final_accuracy"] <= 1, head
     (run,) = (tmp_path / "runs" / "grokking").iterdir()
-    params = json.loads((run / "params.json").read_text())["params"]
-    assert (params["compile"], params["preset"], params["steps"]) == (True, "llama-tiny", 20), params
+    stored = json.loads((run / "params.json").read_text())
+    params = stored["params"]
+    assert (stored["execution"]["compile"], params["preset"], params["steps"]) == (True, "llama-tiny", 20), stored
     assert (params["order_share"], params["hard_forms"]) == (0.5, True), params            # profile a2's grammar
     assert 'design a2 {"order_share": 0.5, "hard_forms": true}' in out, out
     assert json.loads((run / "results.json").read_text())["steps"] == [0, 10, 20]
