@@ -594,6 +594,19 @@ def write_results(src: Path) -> list[str]:
     return [p.stem for p in pages]
 
 
+def write_guides(src: Path) -> list[tuple[str, str]]:
+    """The hand-written guides (`docs/*.md`, e.g. `cluster.md`) as pages of the site, under `guides/`; returns their
+    (name, title) pairs, the title being each page's first `# ` heading."""
+    out = []
+    for p in sorted(DOCS.glob("*.md")):
+        text = p.read_text(encoding="utf-8")
+        title = next((l[2:].strip() for l in text.splitlines() if l.startswith("# ")), p.stem)
+        (src / "guides").mkdir(parents=True, exist_ok=True)
+        (src / "guides" / p.name).write_text(text, encoding="utf-8")
+        out.append((p.stem, title))
+    return out
+
+
 def write_sources(src: Path, pages: dict[str, dict], top: list[str], sections: list[tuple[str, list[str]]]):
     "Section pages, the gallery, and the index's table of contents (the root toctree gives the navigation bar)."
     figs = ROOT / "figures"
@@ -619,8 +632,11 @@ def write_sources(src: Path, pages: dict[str, dict], top: list[str], sections: l
     toc.append("- **[Figures](figures.md)**: the gallery of `figures/`")
     results = write_results(src)
     if results: toc.append("- **[Results](results.md)**: every claim in full, study by study (the ledger's pages)")
+    guides = write_guides(src)
+    toc += [f"- **[{title}](guides/{name}.md)**" for name, title in guides]
     toc += ["", "```{toctree}", ":hidden:", ":maxdepth: 2", ""]
     toc += [p["doc"] for p in others] + [n for _, n, _ in names] + ["figures"] + (["results"] if results else [])
+    toc += [f"guides/{name}" for name, _ in guides]
     toc += ["```", ""]
     if index is None:
         (src / "index.md").write_text(f"# {ROOT.name}\n\n" + "\n".join(toc), encoding="utf-8")

@@ -8,10 +8,11 @@ import ast, copy, functools, itertools, json, os, re, sys, argparse, time
 from dataclasses import dataclass
 from pathlib import Path
 import yaml
+import pandas as pd
 from .core import GrokError, check, runs_root, figures_root, canonical_params, PROJECT_ROOT
 from .sweep import (grid, study_notebooks, report_notebooks, study_defaults, resolve_params, run_study, sweep,
     run_plan, run_reports, publish_summaries, study_rules, runs_folder, runs_status, run_path,
-    record_run_set, wall_text, DEFAULT_TIMEOUT_MIN)
+    record_run_set, wall_text, DEFAULT_TIMEOUT_MIN, EXECUTION_PARAMS)
 from .status import BAD_STATUSES
 
 # %% auto #0
@@ -334,18 +335,50 @@ def report_run_ids(name: str) -> list[str] | None:
     return None if parts is None else [i for n in parts[: parts.index(name) + 1] for i in profile_run_ids(n)]
 
 # %% ../nbs/90a_jobs.ipynb #88a1040a
-def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2) -> int:
-    """Run profile `name` (`profiles/<name>.yaml`, read and checked before anything runs): its jobs through one pool
-    into `runs/profile-<name>/` (or the folder of the profile its `runs:` names), then its reports into
+def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2, executor: str = "local",
+                slurm: dict | None = None, wait: bool = True, cluster: str | None = None,
+                execution: dict | None = None) -> int:
+    """Run profile `name` (`profiles/<name>.yaml`, read and checked before anything runs): its jobs into
+    `runs/profile-<name>/` (or the folder of the profile its `runs:` names), then its reports into
     `figures/profile-<name>/`; prints the summaries and records the wall time (`record_run_set`: not when every run
     had finished before the call). The reports read the runs `report_run_ids` names. Returns 1 if a run or report
-    failed."""
+    failed.
+
+    `executor` 'local' runs the jobs through one pool of `workers` here; 'slurm' / 'auto' / 'submitit' (with
+    `cluster`) hand each study's jobs to `sweep.sweep` with the `slurm` options (one job per run, named for it).
+    With `wait=False` the jobs are submitted and the call returns; the same command run again later (any executor)
+    skips the finished runs and the runs SLURM still holds, and renders the reports once none is left queued.
+    `execution` sets execution parameters only (`sweep.EXECUTION_PARAMS`: device, nproc, nnodes, grad_accum,
+    compile) on every job of a study that has them: they change how the runs execute, not which runs they are, so a
+    GPU run of a profile lands in its CPU run's folder and ledger rows."""
     prof = load_profile(name)
+    bad = sorted(set(execution or {}) - set(EXECUTION_PARAMS))
+    check(not bad, f"profile {name}: {bad} would change which runs these are; a profile takes execution parameters "
+          f"only ({', '.join(EXECUTION_PARAMS)})")
     jobs, studies = profile_jobs(name, check_params=True), prof.reports
+    if execution:
+        has = {s: study_defaults(s) for s in dict.fromkeys(s for s, _ in jobs)}
+        none = sorted(k for k in execution if not any(k in d for d in has.values()))
+        check(not none, f"profile {name}: no study of it ({', '.join(has)}) has the parameter(s) {none}")
+        jobs = [(s, {**p, **{k: v for k, v in execution.items() if k in has[s]}}) for s, p in jobs]
     runs_dir = Path(runs_dir or runs_root() / f"profile-{prof.runs}")
     figures_dir = Path(figures_dir or figures_root() / f"profile-{name}")
     t0 = time.time()
-    df = run_plan(jobs, workers=workers, runs_dir=runs_dir)
+    if executor == "local": df = run_plan(jobs, workers=workers, runs_dir=runs_dir)
+    else:
+        parts = []
+        for study in dict.fromkeys(s for s, _ in jobs):               # one sweep (job set) a study, in order
+            d = sweep(study, [p for s, p in jobs if s == study], executor, workers, runs_dir=runs_dir, slurm=slurm,
+                      cluster=cluster, wait=wait)
+            parts.append(d.assign(study=study))
+        df = pd.concat(parts, ignore_index=True)
+    held = df[df["status"].isin(("submitted", "queued", "running"))]
+    if len(held):
+        ids = ", ".join(str(j) for j in held.get("job_id", pd.Series(dtype=object)).dropna())
+        print(f"[profile {name}] {len(held)} of {len(jobs)} runs are with SLURM ({ids}); `grok-nb status STUDY` "
+              f"--runs-dir {runs_dir} shows them; run `grok-nb profile {name}` again when they have ended to render "
+              "its reports")
+        return int(df["status"].isin(BAD_STATUSES).any())
     bad = int(df["status"].isin(BAD_STATUSES).sum())
     for r in df[df.status.isin(BAD_STATUSES)].itertuples():
         print(f"[profile {name}] FAILED {r.study} {r.run_id}: {r.error}")
@@ -456,6 +489,32 @@ def _positive_int(s: str) -> int:
     if v < 1: raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {v}")
     return v
 
+def _cluster_args(p: argparse.ArgumentParser, what: str):
+    "The executor and SLURM options `sweep` and `profile` share (`_slurm_options` reads them back)."
+    p.add_argument("--executor", default="local", choices=["local", "slurm", "auto"],
+                   help=f"local: this machine (default); slurm: one job a run through submitit, refused without SLURM; "
+                   "auto: slurm when available, else local (said in one line)")
+    g = p.add_argument_group("SLURM (with --executor slurm or auto)")
+    g.add_argument("--partition", default=None)
+    g.add_argument("--account", default=None, help="the account the jobs are charged to")
+    g.add_argument("--qos", default=None, help="quality of service")
+    g.add_argument("--constraint", default=None, help="node features, e.g. h100")
+    g.add_argument("--gpus", type=int, default=None, help="GPUs per job (per node); pair with -p nproc=N")
+    g.add_argument("--cpus-per-task", type=int, default=None)
+    g.add_argument("--mem", default=None, help="memory per node, e.g. 64G")
+    g.add_argument("--time", type=int, default=DEFAULT_TIMEOUT_MIN,
+                   help=f"time limit per run in minutes (default {DEFAULT_TIMEOUT_MIN}); a run that reaches it is "
+                   "requeued and resumes from its last checkpoint")
+    g.add_argument("--array-parallelism", type=int, default=None, help="submit the runs as one array, this many at "
+                   "once (default: one job per run, named gnb-STUDY-RUNID)")
+    g.add_argument("--no-wait", action="store_true", help=f"submit, print the job ids and return ({what})")
+
+def _slurm_options(a) -> dict:
+    opts = {"partition": a.partition, "account": a.account, "qos": a.qos, "constraint": a.constraint,
+            "gpus_per_node": a.gpus, "cpus_per_task": a.cpus_per_task, "mem": a.mem,
+            "array_parallelism": a.array_parallelism}
+    return {"timeout_min": a.time, **{k: v for k, v in opts.items() if v is not None}}
+
 def _parser() -> argparse.ArgumentParser:
     names = study_names()
     ap = argparse.ArgumentParser(
@@ -477,25 +536,10 @@ def _parser() -> argparse.ArgumentParser:
     for x in (r, s):
         x.add_argument("--retry-failed", action="store_true", help="run failed and diverged runs again")
     r.add_argument("-v", "--verbose", action="store_true", help="stream the notebook's output (default: one bar)")
-    s.add_argument("--executor", default="local", choices=["local", "slurm", "auto"],
-                   help="local: this machine (default); slurm: a job array through submitit, refused without SLURM; "
-                   "auto: slurm when available, else local (said in one line)")
     s.add_argument("--workers", type=int, default=1, help="local: runs at a time (default 1)")
     s.add_argument("--threads", type=_positive_int, default=None,
                    help="local: threads per worker (default: cores / workers)")
-    g = s.add_argument_group("SLURM (with --executor slurm or auto)")
-    g.add_argument("--partition", default=None)
-    g.add_argument("--account", default=None, help="the account the jobs are charged to")
-    g.add_argument("--qos", default=None, help="quality of service")
-    g.add_argument("--constraint", default=None, help="node features, e.g. h100")
-    g.add_argument("--gpus", type=int, default=None, help="GPUs per job (per node); pair with -p nproc=N")
-    g.add_argument("--cpus-per-task", type=int, default=None)
-    g.add_argument("--mem", default=None, help="memory per node, e.g. 64G")
-    g.add_argument("--time", type=int, default=DEFAULT_TIMEOUT_MIN,
-                   help=f"time limit per run in minutes (default {DEFAULT_TIMEOUT_MIN})")
-    g.add_argument("--array-parallelism", type=int, default=None, help="runs of the array running at once")
-    g.add_argument("--no-wait", action="store_true", help="submit, print the job ids and return (grok-nb status "
-                   "STUDY reads the runs later)")
+    _cluster_args(s, "grok-nb status STUDY reads the runs later")
     st = sub.add_parser("status", help="the runs of a study: status, job id, error")
     st.add_argument("study", help=f"one of: {', '.join(names)}")
     pa = sub.add_parser("params", help="a study's parameters: default, meaning, rule")
@@ -507,7 +551,10 @@ def _parser() -> argparse.ArgumentParser:
                                      *(f"  {n}: cannot be read: {e}" for n, e in PROFILE_ERRORS.items())]))
     pr.add_argument("name", nargs="?", choices=sorted({*PROFILES, *PROFILE_ERRORS}))
     pr.add_argument("--list", action="store_true", help="list the profiles: runs, measured wall time, summary")
-    pr.add_argument("--workers", type=int, default=2)
+    pr.add_argument("--workers", type=int, default=2, help="local: runs at a time (default 2)")
+    pr.add_argument("-p", "--param", **P, help="an execution parameter for every run (device, nproc, nnodes, "
+                    "grad_accum, compile): how the runs execute, not which runs they are; repeatable")
+    _cluster_args(pr, "the same command run again later renders the reports once the runs have ended")
     d = sub.add_parser("demo", help="the demo: every study at CPU scale, the reports, the summaries")
     d.add_argument("--workers", type=int, default=2)
     for x in (r, s, st, pr, d):
@@ -524,10 +571,7 @@ def main(argv=None):
             print(json.dumps(rec, indent=1))
             return 0 if rec["status"] == "finished" else 1
         if a.cmd == "sweep":
-            opts = {"partition": a.partition, "account": a.account, "qos": a.qos, "constraint": a.constraint,
-                    "gpus_per_node": a.gpus, "cpus_per_task": a.cpus_per_task, "mem": a.mem,
-                    "array_parallelism": a.array_parallelism}
-            slurm = {"timeout_min": a.time, **{k: v for k, v in opts.items() if v is not None}}
+            slurm = _slurm_options(a)
             df = sweep(a.study, grid(**parse_params(a.param, sweep_values=True)), a.executor, a.workers,
                        a.retry_failed, a.runs_dir, slurm=slurm, threads=a.threads, wait=not a.no_wait)
             print(df[[c for c in ("run_id", "status", "job_id") if c in df.columns]].to_string(index=False))
@@ -541,7 +585,7 @@ def main(argv=None):
             print(df.fillna("").to_string(index=False))
             print(f"{a.study}: {len(df)} runs in {where}: "
                   + ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().items()))
-            return int(df["status"].isin((*BAD_STATUSES, "unreadable")).any())
+            return int(df["status"].isin((*BAD_STATUSES, "unreadable", "not run")).any())
         if a.cmd == "params":
             print(describe_params(a.study))
             return 0
@@ -554,7 +598,9 @@ def main(argv=None):
                 return 0
             check(a.name is not None, "grok-nb profile: name a profile, or --list to see them")
             check(a.name not in PROFILE_ERRORS, PROFILE_ERRORS.get(a.name, ""))
-            return run_profile(a.name, runs_dir=a.runs_dir, workers=a.workers)
+            slurm = _slurm_options(a) if a.executor != "local" else None
+            return run_profile(a.name, runs_dir=a.runs_dir, workers=a.workers, executor=a.executor, slurm=slurm,
+                               wait=not a.no_wait, execution=parse_params(a.param))
         if a.cmd == "demo":
             return demo(a.runs_dir, workers=a.workers)
     except GrokError as e:

@@ -14,6 +14,7 @@ from .core import (GrokError, check, run_id, save_json, load_json, atomic_write,
     make_run_dir, runs_root, figures_root, workspace, append_jsonl, read_jsonl, runtime_info, hub_online)
 from .params import Rule, PathSpec, check_params, resolve_paths, StudySpec, COMMON_RULES
 from .status import run_status, _try_lock, _failure, _attempts, RERUN_ONLY_ON_RETRY, BAD_STATUSES
+from .slurm import StudyJob, job_name, job_states, SLURM_WAITING, SLURM_LOST
 
 # %% auto #0
 __all__ = ['NBS_DIR', 'STUDY_SPECS', 'DATA_PARAMS', 'EXECUTION_PARAMS', 'KERNEL_START_FAILED', 'SLURM_OPTIONS',
@@ -356,7 +357,8 @@ def _run_jobs(
 SLURM_OPTIONS = {                      # sweep's `slurm` options: what they are, and the submitit parameter each sets
     "partition": "slurm_partition", "account": "slurm_account", "qos": "slurm_qos", "constraint": "slurm_constraint",
     "array_parallelism": "slurm_array_parallelism", "timeout_min": "timeout_min", "gpus_per_node": "gpus_per_node",
-    "cpus_per_task": "cpus_per_task", "mem": "mem_gb", "nodes": "nodes", "tasks_per_node": "tasks_per_node"}
+    "cpus_per_task": "cpus_per_task", "mem": "mem_gb", "nodes": "nodes", "tasks_per_node": "tasks_per_node",
+    "signal_delay_s": "slurm_signal_delay_s"}     # the USR2 before the time limit: checkpoint, requeue (slurm.StudyJob)
 DEFAULT_TIMEOUT_MIN = 60
 
 def slurm_available() -> str | None:
@@ -432,18 +434,53 @@ def make_executor(kind: str, folder, options: dict | None = None, cluster: str |
 def _submitted(runs_dir) -> Path: return runs_folder(runs_dir) / "_submitit"
 
 def _submit(ex, folder: Path, study: str, todo: list, params: list, runs_dir, retry_failed: bool) -> list:
-    """Submit the runs `params` as one array through `ex`; a submission that fails (sbatch refusing the job, say) is
-    one `GrokError` with the scheduler's own words, and the files submitit wrote for it are removed."""
-    if not todo: return []
-    before = {f for f in folder.rglob("*")} if folder.exists() else set()
-    try: return ex.map_array(run_study, [study] * len(todo), params, [runs_dir] * len(todo), [retry_failed] * len(todo))
-    except Exception as e:
-        for f in sorted(set(folder.rglob("*")) - before, key=lambda f: -len(f.parts)):   # files, then their folders
-            f.unlink() if f.is_file() else shutil.rmtree(f, ignore_errors=True)
-        said = getattr(e, "stderr", None) or getattr(e, "output", None) or str(e)
-        said = " ".join((said.decode(errors="replace") if isinstance(said, bytes) else str(said)).split())
-        raise GrokError(f"sweep {study}: submitting {len(todo)} run(s) failed, nothing was submitted "
-                        f"({type(e).__name__}: {said[:300]})") from None
+    """Submit the runs `params` (run ids `todo`) through `ex`, each its own job named `slurm.job_name(study, run id)`,
+    or, when the options set `array_parallelism`, as one array (`gnb-<study>-array`; `jobs.jsonl` says which task is
+    which run). Each submitted job is appended to `folder/jobs.jsonl` at once. A submission that fails (sbatch
+    refusing the job, say) is one `GrokError` with the scheduler's own words and the jobs submitted before it; the
+    files submitit wrote for the failed one are removed."""
+    def record(rid, j): append_jsonl({"study": study, "run_id": rid, "job_id": j.job_id, "name": name,
+                                      "cluster": ex.cluster, "time": time.time()}, folder/"jobs.jsonl")
+    jobs, job = [], StudyJob()
+    array = bool(ex._executor.parameters.get("array_parallelism")) and len(todo) > 1
+    for k in ([None] if array else range(len(todo))):
+        before = {f for f in folder.rglob("*")} if folder.exists() else set()
+        name = job_name(study, None if array else todo[k])
+        ex.update_parameters(name=name)
+        try:
+            got = (ex.map_array(job, [study] * len(todo), params, [runs_dir] * len(todo), [retry_failed] * len(todo))
+                   if array else [ex.submit(job, study, params[k], runs_dir, retry_failed)])
+        except Exception as e:
+            for f in sorted(set(folder.rglob("*")) - before, key=lambda f: -len(f.parts)):   # files, then folders
+                f.unlink() if f.is_file() else shutil.rmtree(f, ignore_errors=True)
+            said = getattr(e, "stderr", None) or getattr(e, "output", None) or str(e)
+            said = " ".join((said.decode(errors="replace") if isinstance(said, bytes) else str(said)).split())
+            done = (f"{len(jobs)} submitted before it (job ids {', '.join(j.job_id for j in jobs)})" if jobs
+                    else "nothing was submitted")
+            raise GrokError(f"sweep {study}: submitting {len(todo)} run(s) failed, {done} "
+                            f"({type(e).__name__}: {said[:300]})") from None
+        for rid, j in zip(todo if array else [todo[k]], got): record(rid, j)
+        jobs += got
+    return jobs
+
+def _waiting(study: str, paths: list, runs_dir) -> dict:
+    """{index: (status, job id)} of the runs of `paths` whose last job SLURM still holds (pending, running,
+    requeued): submitting or running them again would run them twice."""
+    js = job_states(study, _submitted(runs_dir)) if (_submitted(runs_dir) / "jobs.jsonl").exists() else {}
+    out = {}
+    for k, p in enumerate(paths):
+        j = js.get(p.name)
+        if j and j["slurm"] in SLURM_WAITING:
+            out[k] = ("running" if j["slurm"] == "RUNNING" else "queued", j["job_id"])
+    return out
+
+def _job_failed(path: Path, job_id: str, e: Exception) -> dict:
+    "The row of a run whose job raised (`StudyJob` raises when its run fails): what the run's own record says."
+    st = run_status(path)
+    rec = load_json(path / "status.json") if (path / "status.json").exists() else {}
+    err = (str(rec.get("error") or e).strip().splitlines() or [""])[0][:300]
+    return {"run_id": path.name, "status": st if st in BAD_STATUSES else "failed", "path": str(path),
+            "job_id": job_id, "error": err}
 
 def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 1, retry_failed: bool = False,
           runs_dir=None, progress: bool = True, slurm: dict | None = None, cluster: str | None = None,
@@ -455,7 +492,9 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
     the job options, `SLURM_OPTIONS` (partition, account, qos, constraint, gpus_per_node, cpus_per_task, mem,
     timeout_min (default 60), nodes, tasks_per_node, array_parallelism). With `wait=False` the jobs are submitted and
     their ids returned (`status` 'submitted'; `load_runs` / `grok-nb status` read the runs later); runs already
-    finished (or failed / diverged, without `retry_failed`) are not submitted again."""
+    finished (or failed / diverged, without `retry_failed`) are not submitted again, and neither (nor run here) are
+    runs whose last job SLURM still holds (`sacct` says pending, running or requeued: status 'queued' / 'running').
+    Each job runs `slurm.StudyJob`: it fails when its run fails, and is requeued after a timeout or preemption."""
     check(executor in ("local", "slurm", "auto", "submitit"),
           f"sweep: executor must be 'local', 'slurm', 'auto' or 'submitit', got {executor!r}")
     check(isinstance(workers, int) and workers >= 1, f"sweep: workers must be an integer >= 1, got {workers!r}")
@@ -476,28 +515,36 @@ def sweep(study: str, runs: list[dict], executor: str = "local", workers: int = 
     if executor != "local":                                       # a job's hardware against its runs, before queueing
         for w in check_submission(study, runs, slurm):
             print(f"sweep {study}: warning: {w}", file=sys.stderr, flush=True)
+    paths = [run_path(study, p, runs_dir) for p in runs]
+    held = _waiting(study, paths, runs_dir)                       # SLURM still holds their jobs: never twice
+    rows = {k: {"run_id": paths[k].name, "status": s, "path": str(paths[k]), "job_id": j, "skipped": True}
+            for k, (s, j) in held.items()}
     if executor == "local":
-        results = [{k: v for k, v in r.items() if k != "study"} for r in _run_jobs(
-            [(study, p) for p in runs], workers, threads, runs_dir, retry_failed, f"sweep {study}", progress)]
-        df = pd.DataFrame(results)
+        free = [k for k in range(len(runs)) if k not in held]
+        for k, r in zip(free, _run_jobs([(study, runs[k]) for k in free], workers, threads, runs_dir, retry_failed,
+                                        f"sweep {study}", progress)):
+            rows[k] = {c: v for c, v in r.items() if c != "study"}
+        df = pd.DataFrame([rows[k] for k in range(len(runs))])
     else:
         folder = _submitted(runs_dir)
         ex, line = make_executor(executor, folder, slurm, cluster)
         print(f"sweep {study}: {line}", file=sys.stderr, flush=True)
-        paths = [run_path(study, p, runs_dir) for p in runs]
         st = [run_status(p) for p in paths]
-        todo = [k for k, s in enumerate(st) if not (s == "finished" or (s in RERUN_ONLY_ON_RETRY and not retry_failed))]
-        rows = [{"run_id": p.name, "status": s, "path": str(p), "skipped": True} for p, s in zip(paths, st)]
-        jobs = _submit(ex, folder, study, todo, [runs[k] for k in todo], runs_dir, retry_failed)
+        for k, (p, s) in enumerate(zip(paths, st)):
+            rows.setdefault(k, {"run_id": p.name, "status": s, "path": str(p), "skipped": True})
+        todo = [k for k, s in enumerate(st)
+                if k not in held and not (s == "finished" or (s in RERUN_ONLY_ON_RETRY and not retry_failed))]
+        jobs = _submit(ex, folder, study, [paths[k].name for k in todo], [runs[k] for k in todo], runs_dir,
+                       retry_failed)
         for k, j in zip(todo, jobs):
             rows[k] = {"run_id": paths[k].name, "status": "submitted", "path": str(paths[k]), "job_id": j.job_id}
-            append_jsonl({"study": study, "run_id": paths[k].name, "job_id": j.job_id, "cluster": ex.cluster,
-                          "time": time.time()}, folder/"jobs.jsonl")
         if wait:
             for k, j in zip(todo, tqdm(jobs, desc=f"sweep {study} ({ex.cluster})", disable=not progress)):
-                rows[k] = {**j.result(), "job_id": j.job_id}
-        df = pd.DataFrame(rows)
-        df.attrs["executor"] = {"cluster": ex.cluster, "parameters": dict(ex._executor.parameters)}
+                try: rows[k] = {**j.result(), "job_id": j.job_id}
+                except Exception as e: rows[k] = _job_failed(paths[k], j.job_id, e)   # the job failed: its run says why
+        df = pd.DataFrame([rows[k] for k in range(len(runs))])
+        df.attrs["executor"] = {"cluster": ex.cluster, "parameters": {     # the options; job names are per run
+            k: v for k, v in ex._executor.parameters.items() if k not in ("name", "job_name")}}
     if progress and len(df):
         print(f"sweep {study}: " + ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().items()))
     return df
@@ -549,20 +596,28 @@ def load_runs(study: str, runs_dir=None, warn: bool = True, run_ids=None) -> pd.
     return df
 
 def runs_status(study: str, runs_dir=None) -> pd.DataFrame:
-    """The runs of `study` as `grok-nb status` shows them: run id, status, the submitit job id of its last submission
-    (where a sweep submitted it) and the first line of its error; a run whose records cannot be read is listed as
-    `unreadable` with the reason, and the others as usual. `study` must be a study's name (not a path)."""
+    """The runs of `study` as `grok-nb status` shows them: run id, status, the job id of its last submission (where a
+    sweep submitted it), that job's state in SLURM (`slurm.slurm_states`: '' without `sacct`) and the first line of
+    its error. SLURM's word corrects the run's where the run could not write its own: a run whose job ended TIMEOUT,
+    OUT_OF_MEMORY, PREEMPTED, FAILED, CANCELLED... while it said queued or running is `interrupted` (or `not run`,
+    when it never started), with the job's state as its error. A run whose records cannot be read is listed as
+    `unreadable` with the reason. `study` must be a study's name (not a path)."""
     check(study in study_notebooks(), f"unknown study {study!r}; known: {', '.join(study_notebooks())}")
+    cols = ["run_id", "status", "job_id", "slurm", "error"]
     df = load_runs(study, runs_dir, warn=False)
-    jf = _submitted(runs_dir) / "jobs.jsonl"
-    jobs = {r["run_id"]: r["job_id"] for r in read_jsonl(jf) if r.get("study") == study} if jf.exists() else {}
-    for rid in set(jobs) - set(df.get("run_id", [])):          # submitted, not started: no folder yet
+    jobs = job_states(study, _submitted(runs_dir)) if (_submitted(runs_dir) / "jobs.jsonl").exists() else {}
+    for rid in sorted(set(jobs) - set(df.get("run_id", []))):       # submitted, not started: no folder yet
         df = pd.concat([df, pd.DataFrame([{"run_id": rid, "status": "queued"}])], ignore_index=True)
-    if not len(df): return pd.DataFrame(columns=["run_id", "status", "job_id", "error"])
-    df["job_id"] = [jobs.get(r) for r in df["run_id"]]
+    if not len(df): return pd.DataFrame(columns=cols)
+    df["job_id"] = [jobs.get(r, {}).get("job_id") for r in df["run_id"]]
+    df["slurm"] = [jobs.get(r, {}).get("slurm", "") for r in df["run_id"]]
     errs = df["error"] if "error" in df.columns else [None] * len(df)
     df["error"] = [str(e).splitlines()[0][:160] if isinstance(e, str) else "" for e in errs]
-    return df[["run_id", "status", "job_id", "error"]].sort_values("run_id").reset_index(drop=True)
+    lost = df["slurm"].isin(SLURM_LOST) & df["status"].isin(("queued", "running", "new"))
+    df.loc[lost, "error"] = [f"its job {j} ended {s} in SLURM before the run could record it"
+                             for j, s in zip(df.loc[lost, "job_id"], df.loc[lost, "slurm"])]
+    df.loc[lost, "status"] = ["not run" if s == "queued" else "interrupted" for s in df.loc[lost, "status"]]
+    return df[cols].sort_values("run_id").reset_index(drop=True)
 
 # %% ../nbs/90_sweep.ipynb #e7157daa
 def run_plan(
@@ -574,7 +629,8 @@ def run_plan(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Run `(study, params)` jobs of several studies (in order) through one pool; one row per job with its study and
-    status."""
+    status. A run whose last SLURM job is still pending or running (`sweep`'s jobs) is not run here: its row says
+    'queued' / 'running' with the job id."""
     check(isinstance(workers, int) and workers >= 1, f"run_plan: workers must be an integer >= 1, got {workers!r}")
     runs_folder(runs_dir)
     defaults, jobs = {}, list(jobs)
@@ -586,7 +642,17 @@ def run_plan(
         st, p = job
         if st not in defaults: defaults[st] = study_defaults(st)
         jobs[i] = (st, resolve_params(st, p, defaults[st]))      # paths resolved here, against the caller's folder
-    df = pd.DataFrame(_run_jobs([tuple(j) for j in jobs], workers, threads, runs_dir, retry_failed, "runs", progress))
+    rows = {}
+    for st in dict.fromkeys(s for s, _ in jobs):                  # runs SLURM still holds are not run here too
+        ks = [k for k, j in enumerate(jobs) if j[0] == st]
+        for i, (s, j) in _waiting(st, [run_path(st, jobs[k][1], runs_dir) for k in ks], runs_dir).items():
+            rows[ks[i]] = {"study": st, "run_id": run_path(st, jobs[ks[i]][1], runs_dir).name, "status": s,
+                           "job_id": j, "skipped": True}
+    free = [k for k in range(len(jobs)) if k not in rows]
+    for k, r in zip(free, _run_jobs([tuple(jobs[k]) for k in free], workers, threads, runs_dir, retry_failed, "runs",
+                                    progress)):
+        rows[k] = r
+    df = pd.DataFrame([rows[k] for k in range(len(jobs))])
     if progress and len(df):
         for st, g in df.groupby("study", sort=False):
             print(f"{st}: " + ", ".join(f"{k} {v}" for k, v in g["status"].value_counts().items()))

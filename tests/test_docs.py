@@ -192,6 +192,7 @@ def test_site_pages_and_navigation(site):
         assert f"Results — study {study}" in page and re.search(r'<img alt="[^"]+" src="\.\./_images/', page), study
     assert 'href="results/C.html"' in (site / "results.html").read_text(encoding="utf-8")
     index = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="guides/cluster.html"' in index and "--executor slurm" in _text(site / "guides" / "cluster.html")
     nav = re.search(r'<ul class="[^"]*navbar-nav[^"]*">.*?</ul>', index, flags=re.S).group(0)  # the header's bar
     hrefs = re.findall(r'href="(section-[^"]+)\.html"', nav)
     assert hrefs == [B._SECTION_FILE.format(B.slug(s)).removesuffix(".md") for s, _ in sections]

@@ -162,3 +162,108 @@ def test_failing_sbatch_is_one_line_and_leaves_nothing(toy, monkeypatch, capsys)
     assert "Invalid account" in err[-1], err
     left = [p for p in (toy / "runs" / "_submitit").rglob("*") if p.is_file()] if (toy / "runs" / "_submitit").exists() else []
     assert left == [], left
+
+
+def _fake_slurm(toy, monkeypatch, states=None):
+    """A stand-in SLURM on PATH: sbatch keeps each script and answers job ids 4242, 4243, ...; srun does nothing;
+    sacct prints `states` ({job id: state}); returns (the folder of kept scripts, a function setting the states)."""
+    from grok_nb.slurm import _fake_sacct
+    rec = toy / "sbatch_scripts"
+    rec.mkdir(exist_ok=True)
+    bindir = _fake_sacct(toy, states or {})
+    (bindir / "sbatch").write_text(FAKE_SBATCH)
+    (bindir / "srun").write_text("#!/bin/sh\nexit 0\n")
+    for f in ("sbatch", "srun"): (bindir / f).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_SLURM_RECORD", str(rec))
+    return rec, lambda st: _fake_sacct(toy, st)
+
+
+def test_profile_on_slurm_states_no_double_submit_and_resubmit(toy, monkeypatch, capsys):
+    """`grok-nb profile a-rank2 --executor slurm -p device='cuda' --no-wait` (a real profile, 4 runs of study A) on a
+    stand-in SLURM: one job a run, named gnb-grokking-<run id> with the CPU runs' ids (device is execution); the same command while sacct says PENDING submits nothing; `grok-nb
+    status` shows each job's SLURM state, and runs killed for time, memory, preemption or by a failure are shown so
+    (not 'queued' forever) and make it exit 1; run again, the profile resubmits exactly those runs."""
+    monkeypatch.delenv("GROK_NB_STUDIES_DIR")
+    from grok_nb.jobs import main, profile_run_ids
+    rec, states = _fake_slurm(toy, monkeypatch)
+    runs = toy / "runs"
+    ids = profile_run_ids("a-rank2")
+    assert main(["profile", "a-rank2", "-p", "seed=3", "--runs-dir", str(runs)]) == 2      # not an execution parameter
+    assert "['seed'] would change which runs these are" in capsys.readouterr().err
+    rc = main(["profile", "a-rank2", "--executor", "slurm", "--partition", "gpu", "--time", "120", "--gpus", "1",
+               "-p", "device='cuda'", "--no-wait", "--runs-dir", str(runs)])
+    out, err = capsys.readouterr()
+    assert rc == 0, (out, err)
+    scripts = sorted(rec.iterdir(), key=lambda p: int(p.stem[3:]))
+    assert len(scripts) == 4 and "4 of 4 runs are with SLURM (4242, 4243, 4244, 4245)" in out, out
+    names = [next(l.split("=", 1)[1] for l in s.read_text().splitlines() if l.startswith("#SBATCH --job-name="))
+             for s in scripts]
+    assert names == [f"gnb-grokking-{i}" for i in ids], names
+    assert all("#SBATCH --partition=gpu\n" in s.read_text() and "#SBATCH --time=120\n" in s.read_text()
+               and "#SBATCH --gpus-per-node=1\n" in s.read_text() for s in scripts)
+    states({str(4242 + k): "PENDING" for k in range(4)})
+    assert main(["profile", "a-rank2", "--executor", "slurm", "--no-wait", "--runs-dir", str(runs)]) == 0
+    assert len(list(rec.iterdir())) == 4, "a run SLURM still holds was submitted again"
+    assert "4 of 4 runs are with SLURM" in capsys.readouterr().out
+    lost = ["TIMEOUT", "OUT_OF_MEMORY", "PREEMPTED", "FAILED"]
+    states({str(4242 + k): s for k, s in enumerate(lost)})
+    assert main(["status", "grokking", "--runs-dir", str(runs)]) == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    got = {l.split()[0]: l.split()[1:5] for l in out[1:-1]}
+    assert got == {i: ["not", "run", str(4242 + k), lost[k]] for k, i in enumerate(ids)}, out
+    assert out[-1].endswith("not run 4"), out
+    assert main(["profile", "a-rank2", "--executor", "slurm", "--no-wait", "--runs-dir", str(runs)]) == 0
+    assert len(list(rec.iterdir())) == 8 and "4 of 4 runs are with SLURM (4246, 4247, 4248, 4249)" in \
+        capsys.readouterr().out
+
+
+REQUEUE = '''import os, time, json
+from grok_nb.core import save_json
+ck = os.path.join(run_dir, "ckpt.json")
+start = json.load(open(ck))["step"] if os.path.exists(ck) else 0
+with open(os.path.join(run_dir, "starts.log"), "a") as f: f.write(f"{start}\\n")
+for step in range(start, 120):
+    time.sleep(1.0 if start == 0 else 0.0)
+    json.dump({"step": step + 1}, open(ck, "w"))
+save_json({"y": x, "resumed_from": start}, os.path.join(run_dir, "results.json"))'''
+
+
+def test_timeout_requeues_and_resumes(toy, monkeypatch):
+    """A submitit job (local executor, the same checkpoint/requeue path SLURM takes) reaching its time limit: the USR2
+    before the limit stops the run's kernel, records the run interrupted, and requeues it; the requeued job resumes
+    the run from its checkpoint and finishes it. 120 one-second steps in a 120 s limit signalled at 30 s cannot finish
+    without the requeue."""
+    import submitit
+    from grok_nb.slurm import StudyJob
+    from grok_nb.core import load_json
+    nb = nbformat.v4.new_notebook()
+    p = nbformat.v4.new_code_cell("x = 1\nrun_dir = None"); p.metadata["tags"] = ["parameters"]
+    nb.cells = [p, nbformat.v4.new_code_cell(REQUEUE)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "python3", "language": "python"}
+    nbformat.write(nb, toy / "studies" / "slow.ipynb")
+    ex = submitit.LocalExecutor(folder=str(toy / "subm"))
+    ex.update_parameters(timeout_min=2, signal_delay_s=90)
+    job = ex.submit(StudyJob(), "slow", {"x": 3}, str(toy / "runs"))
+    try: rec = job.result()
+    except Exception: raise AssertionError(f"{job.stderr()}\n{job.stdout()}") from None
+    assert rec["status"] == "finished", rec
+    run = Path(rec["path"])
+    starts = [int(s) for s in (run / "starts.log").read_text().split()]
+    res, st = load_json(run / "results.json"), load_json(run / "status.json")
+    assert starts[0] == 0 and len(starts) >= 2 and res["resumed_from"] == starts[-1] > 0, (starts, res)
+    assert any(a["status"] == "interrupted" and "SLURM stopped the job" in a.get("error", "") for a in st["attempts"]), st
+
+
+def test_failed_run_fails_its_job(toy, monkeypatch):
+    "A run that fails makes its submitit job fail (SLURM's accounting says FAILED), and the sweep's row says why."
+    import submitit
+    from grok_nb.sweep import sweep, grid, _write_toy_study
+    from grok_nb.slurm import StudyJob
+    _write_toy_study(toy / "studies")
+    ex = submitit.AutoExecutor(folder=str(toy / "subm"), cluster="local")
+    job = ex.submit(StudyJob(), "toy", {"x": 4, "fail": True}, str(toy / "runs"))
+    with pytest.raises(submitit.core.utils.FailedJobError, match="asked to fail at x=4"): job.result()
+    df = sweep("toy", grid({"x": 5, "fail": True}, x=[6]), executor="submitit", cluster="local",
+               runs_dir=toy / "runs", progress=False)
+    assert list(df["status"]) == ["finished", "failed"] and "asked to fail at x=5" in df["error"].iloc[1], df
