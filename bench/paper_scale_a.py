@@ -1,6 +1,6 @@
 """Study A at the paper's setting on one GPU (run it through `bash bench/paper_scale_a.sh`, which keeps it to its own
-9-minute budget; `--dry-run` runs the same code at tiny sizes on the CPU in about a minute, tested by
-tests/test_paper_scale.py in `make test`).
+12-minute budget, 1.5 x the H200 measurement; `--dry-run` runs the same code at tiny sizes on the CPU in about a
+minute, tested by tests/test_paper_scale.py in `make test`).
 
 The paper's run: LLaMA-35M, 2,000 steps of 512 x 256 tokens (a 262M-token window, one pass), a checkpoint every 100
 steps, scored on the minimal pairs of five phenomena. The corpus is the embedded grammar's (study A's design:
