@@ -23,9 +23,9 @@ from .regime import run_set_regime, regime_text, PAPER_REGIMES
 __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'PAPER_SPACING', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'A3B_TABLE', 'A3B_CMD', 'A5_TABLE',
            'A5_CMD', 'CLAIMS_A', 'B_HEADS', 'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_PATCH16',
            'B_CONTROL', 'B_LAGS', 'LM', 'CA', 'H4', 'CA_ANY_HEADS', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'B_CMD_C',
-           'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_INIT2', 'C_CAP', 'C_POSTHOC', 'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS',
-           'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_BIO_LONG', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD',
-           'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS',
+           'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_INIT2', 'C_CAP', 'C_POSTHOC', 'C4_TABLE', 'C_TRANS_PARTS', 'C_TRANS',
+           'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_BIO_LONG', 'C_CMD', 'C_THRESH_CMD',
+           'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS',
            'EARLIER_RUN_SETS', 'CODING_COLUMNS', 'TABLE_STUDIES', 'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME',
            'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path', 'table_parts',
            'read_run_table', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate',
@@ -72,7 +72,7 @@ def table_path(source: str, figures=None) -> Path:
 # %% ../nbs/92_ledger.ipynb #5fefaf60
 RUN_PARTS = (("a2", "a2b"), ("a-catchup", "a-catchup2"), ("a-rank", "a-rank2"), ("c-infonce2", "c-infonce2b"),
              ("b-headdim", "b-control"), ("b-suite-14m", "b-suite-14m2"),
-             ("c-posthoc", "c-posthoc2", "c-posthoc3"),
+             ("c-posthoc", "c-posthoc2", "c-posthoc3"), ("c-plateau", "c-plateau2"),
              ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 21))))
 
 def table_parts(run_set: str) -> list[str]:
@@ -1011,6 +1011,9 @@ C_CAP = ("profile-c-capacity/compartments_capacity", "demo/compartments_capacity
 # profiles in parts (RUN_PARTS): a later part's table is the union of the parts' tables up to it (load_table)
 C_POSTHOC = ("profile-c-posthoc3/compartments_posthoc", "profile-c-posthoc2/compartments_posthoc",
              "profile-c-posthoc/compartments_posthoc")
+# C4's own run set, fixed before it ran (c = 2 duplicated at the c = 1 plateau, 10 fresh seeds in two parts); until
+# a part has run C4 reads the earlier post-hoc parts, where the plateau criterion fails ("not testable")
+C4_TABLE = ("profile-c-plateau2/compartments_posthoc", "profile-c-plateau/compartments_posthoc", *C_POSTHOC)
 # C5: five parts of two seeds (c-trans, c-trans2 ... c-trans5) in c-trans's runs folder
 C_TRANS_PARTS = next(p for p in RUN_PARTS if p[0] == "c-trans")
 C_TRANS = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_TRANS_PARTS))
@@ -1146,9 +1149,9 @@ def at_plateau(margin: float = 0.05) -> Callable:
         d = t.drop_duplicates(POSTHOC_CONTINUATION)
         fall = float((d.pre_final_val_within - d.c1_final).median())
         return ("" if fall < margin else
-                f"the c = 1 model was duplicated at step {d.pretrain_steps.median():.0f} of {d.steps.max():.0f}, not "
-                f"at its plateau: its own continuation fell {fall:.2f} nats after it (median over {len(d)} "
-                f"continuations; criterion: less than {margin:g})")
+                f"the c = 1 model was duplicated after {d.pretrain_steps.median():.0f} steps, not at its plateau: "
+                f"its own continuation ({d.steps.max():.0f} more steps) fell {fall:.2f} nats after it (median over "
+                f"{len(d)} continuations; criterion: less than {margin:g})")
     return condition
 
 def translation_learned_at(c: int = 8) -> Callable:
@@ -1243,13 +1246,14 @@ CLAIMS_C = [
           figure="compartments_init.png",
           command="make profile-c-init2"),
     Claim("C4", "C", "a trained c = 1 model duplicated into c compartments resumes at its plateau without overhead",
-          "non-inferiority: final within-compartment loss after post-hoc duplication minus the c = 1 continuation, "
-          "minus a margin of 0.05 nats at every c (below 0: no overhead beyond the margin, as the claim says), per "
-          "(c, seed), averaged over the runs that share a c = 1 continuation; signed-rank over continuations; only "
-          "where the c = 1 model was duplicated at its plateau (its continuation falls < 0.05 nats after)",
-          C_POSTHOC, requires(_c4(0.05), at_plateau(0.05)),
+          "non-inferiority: final within-compartment loss of c = 2 duplicated from a c = 1 model at its plateau (4,000 "
+          "steps), minus the c = 1 continuation (2,000 more steps each), minus a margin of 0.05 nats (below 0: no "
+          "overhead beyond the margin, as the claim says), per seed; signed-rank over seeds; only where the c = 1 "
+          "model was at its plateau (its continuation falls < 0.05 nats after, median); c = 2 only (c = 4, 8 take "
+          "2-4× longer on 2 cores)",
+          C4_TABLE, requires(_c4(0.05), at_plateau(0.05)),
           of_interest=0.05, of_interest_text="the margin itself (no overhead)", figure="compartments_posthoc.png",
-          command="make profile-c-posthoc profile-c-posthoc2 profile-c-posthoc3"),
+          command="make profile-c-plateau profile-c-plateau2"),
 ]
 
 # %% ../nbs/92_ledger.ipynb #d816327f
@@ -1447,7 +1451,7 @@ RECORDS = {  # id: (unit of replication, test, margin, source of the effect of i
     "C3": ("c = 1 reference (a seed)", "Wilcoxon signed-rank, exact, two-sided (non-inferiority)", "1.5× the c = 1 "
            "steps", "ours: the margin itself (the paper: \"reaches the sample efficiency of c = 1\")"),
     "C4": ("c = 1 continuation (a seed)", "Wilcoxon signed-rank, exact, two-sided (non-inferiority)",
-           "0.05 nats at every c", "ours: the margin itself (the paper: \"without a capacity overhead\")"),
+           "0.05 nats at c = 2", "ours: the margin itself (the paper: \"without a capacity overhead\")"),
     "C5": ("c = 1 reference (a seed)", _SR, "", "ours: 0.05 nats (the paper: \"still compete\", no size)"),
     "C6": ("seed (its two weight decays averaged)", _SR, "", "ours: the tax halved (the paper: \"breaking the "
            "plateau\", a phase transition, no number)"),
@@ -1488,7 +1492,8 @@ ALTERNATIVES = {  # id: {name: evaluate}: other codings, declared with the claim
     **{k: {"vs none, task steps only (earlier coding)": _steps(_PRE | {"pretrain": kind}, _PRE),
            "vs none, pre-pretraining steps counted": _steps(_PRE | {"pretrain": kind}, _PRE, matched=True)}
        for k, kind in (("B15", "nca"), ("B15b", "dyck"))},
-    "C4": {"plateau not required (earlier coding)": _c4(0.05), "margin 0.1, plateau not required": _c4(0.1)},
+    "C4": {"plateau not required (earlier coding)": _c4(0.05),
+           "margin 0.1": requires(_c4(0.1), at_plateau(0.05)), "margin 0.025": requires(_c4(0.025), at_plateau(0.05))},
     "C6": {"(seed, decay) units, premise not required (earlier coding)": _c6(),
            "seed units, premise not required": _c6(["seed"])},
     "C9": {"non-inferiority, sharing helps < 0.05 (earlier coding)": paired_shift(
@@ -1545,6 +1550,10 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-posthoc2": ("make profile-c-posthoc profile-c-posthoc2", "study C: post-hoc duplication, seeds 0-6"),
     "profile-c-posthoc3": ("make profile-c-posthoc profile-c-posthoc2 profile-c-posthoc3",
                            "study C: post-hoc duplication to convergence, seeds 0-9 (three parts)"),
+    "profile-c-plateau": ("make profile-c-plateau", "study C's post-hoc test at the plateau (C4), part 1: c = 2 "
+                          "duplicated from c = 1 at step 4,000 and the c = 1 continuation, seeds 10-14"),
+    "profile-c-plateau2": ("make profile-c-plateau profile-c-plateau2", "study C's post-hoc test at the plateau (C4) "
+                           "alone: seeds 10-19 (two parts), fixed before it ran, not pooled with c-posthoc"),
     **{f"profile-{n}": _trans_run_set(k) for k, n in enumerate(C_TRANS_PARTS, 1)},
     "profile-c-infonce2": ("make profile-c-infonce2", "study C: InfoNCE at c = 6, 8, seeds 0-4"),
     "profile-c-infonce2b": ("make profile-c-infonce2 profile-c-infonce2b",
