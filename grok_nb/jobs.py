@@ -502,6 +502,8 @@ def _cluster_args(p: argparse.ArgumentParser, what: str):
     g.add_argument("--gpus", type=int, default=None, help="GPUs per job (per node); pair with -p nproc=N")
     g.add_argument("--cpus-per-task", type=int, default=None)
     g.add_argument("--mem", default=None, help="memory per node, e.g. 64G")
+    g.add_argument("--nodes", type=int, default=None, help="nodes per job, one task each; pair with -p nnodes=N: one "
+                   "model trains across them")
     g.add_argument("--time", type=int, default=DEFAULT_TIMEOUT_MIN,
                    help=f"time limit per run in minutes (default {DEFAULT_TIMEOUT_MIN}); a run that reaches it is "
                    "requeued and resumes from its last checkpoint")
@@ -512,7 +514,7 @@ def _cluster_args(p: argparse.ArgumentParser, what: str):
 def _slurm_options(a) -> dict:
     opts = {"partition": a.partition, "account": a.account, "qos": a.qos, "constraint": a.constraint,
             "gpus_per_node": a.gpus, "cpus_per_task": a.cpus_per_task, "mem": a.mem,
-            "array_parallelism": a.array_parallelism}
+            "array_parallelism": a.array_parallelism, "nodes": a.nodes}
     return {"timeout_min": a.time, **{k: v for k, v in opts.items() if v is not None}}
 
 def _parser() -> argparse.ArgumentParser:
@@ -572,7 +574,8 @@ def main(argv=None):
             return 0 if rec["status"] == "finished" else 1
         if a.cmd == "sweep":
             slurm = _slurm_options(a)
-            df = sweep(a.study, grid(**parse_params(a.param, sweep_values=True)), a.executor, a.workers,
+            runs = grid(**parse_params(a.param, sweep_values=True)) or [{}]      # no -p: one run at the defaults
+            df = sweep(a.study, runs, a.executor, a.workers,
                        a.retry_failed, a.runs_dir, slurm=slurm, threads=a.threads, wait=not a.no_wait)
             print(df[[c for c in ("run_id", "status", "job_id") if c in df.columns]].to_string(index=False))
             return int(df["status"].isin(BAD_STATUSES).any())

@@ -171,7 +171,7 @@ def resolve_paths(params: dict, rules: dict | None = None, cwd=None) -> dict:
 _DEVICE = Rule(lambda v, p: v.split(":")[0] in ("auto", "cpu", "cuda", "mps"), "'auto', 'cpu', 'cuda[:n]' or 'mps'")
 COMMON_RULES = dict(
     seed=Int(0), steps=Int(1), lr=Num(0, lo_open=True), batch_size=Int(1), seq_len=Int(2), device=_DEVICE,
-    nproc=Int(1), weight_decay=Num(0), warmup=Int(0),
+    nproc=Int(1), nnodes=Int(1), weight_decay=Num(0), warmup=Int(0),
     grad_accum=Int(1) & Rule(lambda v, p: not Int(1).ok(p["nproc"]) or p["batch_size"] % (p["nproc"] * v) == 0,
                              "a divisor of batch_size / nproc (each process splits its rows into grad_accum "
                              "micro-batches)"),

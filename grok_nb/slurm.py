@@ -4,14 +4,14 @@
 
 # %% ../nbs/90b_slurm.ipynb #9ad4ef56
 from __future__ import annotations
-import os, re, time, shutil, warnings, subprocess
+import os, re, time, shutil, secrets, warnings, subprocess
 from pathlib import Path
 import submitit
 from .core import GrokError, load_json, save_json, read_jsonl
 from .status import BAD_STATUSES
 
 # %% auto #0
-__all__ = ['SLURM_WAITING', 'SLURM_LOST', 'slurm_states', 'job_name', 'job_states', 'StudyJob']
+__all__ = ['SLURM_WAITING', 'SLURM_LOST', 'slurm_states', 'job_name', 'job_states', 'StudyJob', 'slurm_node_env']
 
 # %% ../nbs/90b_slurm.ipynb #23cfbed4
 SLURM_WAITING = ("PENDING", "RUNNING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "CONFIGURING", "COMPLETING",
@@ -89,9 +89,14 @@ def _stop_children(grace_s: float = 5.0) -> int:
     return len(kids)
 
 class StudyJob(submitit.helpers.Checkpointable):
-    "One study run as a SLURM job: it fails when the run fails, and is requeued after a timeout or a preemption."
+    """One study run as a SLURM job: it fails when the run fails, and is requeued after a timeout or a preemption. A
+    run with `nnodes > 1` runs on each node's task: node 0 runs it, the others follow its trainings
+    (`slurm_node_env`)."""
+    def __init__(self): self.key = secrets.token_hex(32)   # the nodes' launch key, in the job's pickle like its code
+
     def __call__(self, study: str, params: dict, runs_dir=None, retry_failed: bool = False) -> dict:
-        from grok_nb.sweep import run_study
+        from grok_nb.sweep import run_study, resolve_params
+        if int(resolve_params(study, params).get("nnodes") or 1) > 1: os.environ.update(slurm_node_env(self.key))
         rec = run_study(study, params, runs_dir, retry_failed)
         if rec["status"] in BAD_STATUSES and not rec.get("skipped"):
             err = (str(rec.get("error") or "").strip().splitlines() or [""])[0][:300]
@@ -109,3 +114,12 @@ class StudyJob(submitit.helpers.Checkpointable):
                        "error": "SLURM stopped the job (time limit or preemption); it was requeued, and the run "
                                 "resumes from its last checkpoint"}, path / "status.json")
         return super().checkpoint(study, params, runs_dir, retry_failed)
+
+# %% ../nbs/90b_slurm.ipynb #5ce0b051
+def slurm_node_env(key: str) -> dict:
+    "The `train.node_context` variables of this SLURM task (one task per node), with the job's launch `key`."
+    from grok_nb.train import NODE_RANK_ENV, RDZV_ENV, JOB_ENV, LAUNCH_KEY_ENV
+    je = submitit.JobEnvironment()
+    port = int(os.environ.get("GROK_NB_RDZV_PORT") or 29400 + int(re.sub(r"\D", "", str(je.job_id)) or 0) % 1000)
+    return {NODE_RANK_ENV: str(je.global_rank), RDZV_ENV: f"{je.hostnames[0]}:{port}",
+            JOB_ENV: f"{je.job_id}.{os.environ.get('SLURM_RESTART_COUNT') or 0}", LAUNCH_KEY_ENV: key}

@@ -209,7 +209,7 @@ def runs_folder(runs_dir=None) -> Path:
 # parameters added after run ids were fixed, per study, with their neutral value: a run's identity (its id, and the
 # params.json that must match when it is reopened) leaves them out while they have it, so every run id of a parameter
 # set that existed before them is unchanged; any other value is part of the identity (a new run)
-_EXEC_NEUTRAL = {"grad_accum": 1, "compile": False}
+_EXEC_NEUTRAL = {"grad_accum": 1, "compile": False, "nnodes": 1}
 
 def neutral_params(study: str) -> dict:
     "The parameters of `study` left out of a run's id at their neutral value: the launch's, and its spec's `neutral`."
@@ -218,8 +218,8 @@ def neutral_params(study: str) -> dict:
 
 # how a run executes, not what it computes: recorded in params.json's `execution`, never part of a run's identity. Those
 # in the ids from the start (device; nproc but in study C) enter it at the study's default whatever their value, so the
-# pinned ids stay; the later ones (grad_accum, compile; nproc in study C) never enter it. `launch` (derived from nproc
-# and device) enters as the one-process launch.
+# pinned ids stay; the later ones (grad_accum, compile, nnodes; nproc in study C) never enter it. `launch` (derived
+# from nproc and device) enters as the one-process launch.
 EXECUTION_PARAMS = ("device", "nproc", "nnodes", "grad_accum", "compile")
 _ONE_PROCESS_LAUNCH = {"launcher": "in-process"}
 
@@ -276,13 +276,42 @@ def _device_here(study: str, device) -> None:
 def run_study(study: str, params: dict, runs_dir=None, retry_failed: bool = False, log_output: bool = False,
               progress: bool = False) -> dict:
     """Execute one study run with papermill (skipping it when finished, failed without `retry_failed`, or locked);
-    returns its status record. The kernel is told the caller's workspace (`GROK_NB_WORKSPACE`), so its caches go
-    where the user works, and gets `PYTHONHASHSEED=0` unless one is set (string hashing, hence set order, is then the
-    same in every execution); `progress` shows one bar over the notebook's cells, `log_output` streams its output."""
-    import platform
+    returns its status record. With `nnodes > 1` (an execution parameter) node 0 runs the notebook and the other nodes
+    follow its trainings (`train.follow_launches`; record status 'followed'). The kernel is told the caller's
+    workspace (`GROK_NB_WORKSPACE`), so its caches go where the user works, and gets `PYTHONHASHSEED=0` unless one is
+    set (string hashing, hence set order, is then the same in every execution); `progress` shows one bar over the
+    notebook's cells, `log_output` streams its output."""
     full = resolve_params(study, params)
     _device_here(study, full.get("device"))
     path = run_path(study, full, runs_dir)
+    job = _nodes_here(study, full)
+    if job is None: return _run_here(study, full, path, retry_failed, log_output, progress)
+    from grok_nb.train import follow_launches, end_launches, JOB_ENV, LAUNCH_DIR_ENV
+    launch_dir = path/"_launch"
+    if job["node_rank"] > 0:                          # a follower: its share of node 0's trainings, nothing else
+        n = follow_launches(launch_dir, job)
+        return {"run_id": path.name, "path": str(path), "status": "followed", "node_rank": job["node_rank"],
+                "launches": n}
+    check(not (launch_dir/f"{job['job']}.end").exists(), f"study {study!r}: job {job['job']!r} ended before in "
+          f"{launch_dir}: its followers would stop at once; each attempt needs its own ${JOB_ENV}")
+    old = os.environ.get(LAUNCH_DIR_ENV)
+    os.environ[LAUNCH_DIR_ENV] = str(launch_dir)      # the kernel's launches are announced there
+    try: return _run_here(study, full, path, retry_failed, log_output, progress)
+    finally:
+        if old is None: os.environ.pop(LAUNCH_DIR_ENV, None)
+        else: os.environ[LAUNCH_DIR_ENV] = old
+        end_launches(launch_dir, job["job"])          # whatever happened: the followers stop
+
+def _nodes_here(study: str, full: dict) -> dict | None:
+    "This node's place in a run with `nnodes > 1` (`train.node_context`), refused up front when it has none."
+    if int(full.get("nnodes") or 1) == 1: return None
+    from grok_nb.train import node_context                  # torch: only for a run across nodes
+    try: return node_context(full.get("nnodes", 1))
+    except GrokError as e: raise GrokError(f"study {study!r}: {e}") from None
+
+def _run_here(study: str, full: dict, path: Path, retry_failed: bool, log_output: bool, progress: bool) -> dict:
+    "`run_study`'s run on this machine (on node 0 of a multi-node run)."
+    import platform
     ws = str(workspace())
     with _try_lock(path) as got:
         if not got: return {"run_id": path.name, "status": "locked", "path": str(path)}
@@ -374,7 +403,8 @@ def mem_gb(mem) -> float:
 
 # %% ../nbs/90_sweep.ipynb #3174f606
 def slurm_parameters(options: dict | None) -> dict:
-    "submitit's parameters for sweep's `slurm` options (`SLURM_OPTIONS`), checked; `timeout_min` 60 unless given."
+    """submitit's parameters for sweep's `slurm` options (`SLURM_OPTIONS`), checked; `timeout_min` 60 unless given,
+    and one task per node on several nodes unless given."""
     options = {"timeout_min": DEFAULT_TIMEOUT_MIN, **(options or {})}
     bad = sorted(set(options) - set(SLURM_OPTIONS))
     check(not bad, f"sweep: unknown slurm option(s) {bad}; known: {', '.join(SLURM_OPTIONS)}")
@@ -387,6 +417,7 @@ def slurm_parameters(options: dict | None) -> dict:
         else: check(isinstance(v, int) and not isinstance(v, bool) and v >= 1,
                     f"slurm option {k} must be an int >= 1, got {v!r}")
         out[SLURM_OPTIONS[k]] = v
+    if out.get("nodes", 1) > 1: out.setdefault("tasks_per_node", 1)   # one task per node: it starts the node's ranks
     return out
 
 # %% ../nbs/90_sweep.ipynb #44e96a31
@@ -402,6 +433,12 @@ def check_submission(study: str, runs: list[dict], slurm: dict | None = None) ->
         check(dev not in ("cuda", "auto") or not gpus or nproc <= gpus,
               f"{where}: {nproc} processes a node take a GPU each, but the job requests --gpus {gpus}: lower nproc "
               f"or request --gpus {nproc}")
+        nn, nodes = int(r.get("nnodes") or 1), int((slurm or {}).get("nodes") or 1)
+        check(nn == nodes, f"{where}: nnodes={nn}, but the job requests {nodes} node(s): "
+              + (f"request --nodes {nn}" if nn > 1 else f"set -p nnodes={nodes} (else one node trains, the others "
+                 "idle)"))
+        check(nn == 1 or int((slurm or {}).get("tasks_per_node") or 1) == 1,
+              f"{where}: a run across nodes takes one task per node (each starts torchrun with nproc processes)")
         if gpus and dev == "cpu": warn.append(f"the job requests --gpus {gpus} but runs device='cpu': the GPUs idle")
         if dev == "cpu" and cpus and nproc > cpus:
             warn.append(f"nproc={nproc} CPU processes on --cpus-per-task {cpus}: they share fewer cores than ranks")

@@ -17,8 +17,10 @@ from .checkpoint import (CHECKPOINT_FORMAT, save_checkpoint, verify_checkpoint, 
     drop_optimizer, _rng_state, _set_rng_state, _unwrap, _fill_model, _tidy_run, _truncate_metrics)
 
 # %% auto #0
-__all__ = ['TRAIN_KEYS', 'LAUNCH_KEY_ENV', 'pythia_steps', 'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'lm_loss_sum',
-           'lm_loss', 'TrainingDiverged', 'finish_bar_early', 'train', 'launch_info', 'launch_train', 'train_or_launch']
+__all__ = ['TRAIN_KEYS', 'LAUNCH_KEY_ENV', 'NODE_RANK_ENV', 'RDZV_ENV', 'JOB_ENV', 'LAUNCH_DIR_ENV', 'pythia_steps',
+           'checkpoint_schedule', 'make_optimizer', 'lr_lambda', 'lm_loss_sum', 'lm_loss', 'TrainingDiverged',
+           'finish_bar_early', 'train', 'launch_info', 'launch_train', 'train_or_launch', 'node_context',
+           'end_launches', 'follow_launches']
 
 # %% ../nbs/04_train.ipynb #5f25f944
 def pythia_steps(max_step: int = 143000, every: int = 1000, log_until: int = 512) -> list[int]:
@@ -636,7 +638,8 @@ _TRAIN_KW = set(inspect.signature(train).parameters) - {"model", "source", "step
 
 def launch_train(
     model, source, steps: int, *, nproc: int, run_dir=None, timeout: float | None = None, nnodes: int = 1,
-    node_rank: int = 0, rdzv_endpoint: str | None = None, rdzv_id: str | None = None, **train_kwargs
+    node_rank: int = 0, rdzv_endpoint: str | None = None, rdzv_id: str | None = None, job: dict | None = None,
+    **train_kwargs
 ) -> dict:
     """`train(model, source, steps, run_dir=run_dir, **train_kwargs)` in `nproc` DDP processes started by torchrun.
     Returns `train`'s dict (`model` holds the trained weights, in this process and on its device; `history` is rank 0's,
@@ -644,8 +647,12 @@ def launch_train(
     `run_dir`). One node: `torchrun --standalone`. Several (`nnodes`; or one through a rendezvous): every node calls
     `launch_train` with the same arguments but its own `node_rank`, and torchrun meets the others at `rdzv_endpoint`
     (`--rdzv-backend c10d`, rendezvous `rdzv_id`: by default derived from `run_dir`, `steps` and `nnodes`, so the
-    nodes agree); each node keeps its files in `_launch/node<rank>/` and gets the trained weights back."""
+    nodes agree); each node keeps its files in `_launch/node<rank>/` and gets the trained weights back. With `job` (a
+    `node_context`, on node 0) the other nodes do not call it: they follow (`follow_launches`). The spec, signed with
+    the job's key, and `launch.json` go to `<job's launch_dir>/<job>.<n>/` (n counts this process's launches), and
+    the weights and history come back from global rank 0, whichever node holds it."""
     _check_nproc(nproc, "launch_train")
+    if job is not None: rdzv_endpoint = job["rdzv_endpoint"]
     _check_rdzv(nnodes, node_rank, rdzv_endpoint, "launch_train")
     check(isinstance(steps, int) and steps >= 0, f"launch_train: steps must be an int >= 0, got {steps!r}")
     bad = sorted(set(train_kwargs) - _TRAIN_KW)
@@ -658,18 +665,28 @@ def launch_train(
     try: import cloudpickle
     except ImportError: raise GrokError("launch_train needs cloudpickle (pip install cloudpickle)") from None
     rd = None if run_dir is None else (run_dir if isinstance(run_dir, RunDir) else RunDir(run_dir))
-    folder = rd.path/"_launch" if rd is not None else Path(tempfile.mkdtemp(prefix="grok_nb_launch_"))
-    if nnodes > 1 and rd is not None: folder = folder/f"node{node_rank}"       # a run folder shared by the nodes
+    if job is not None:                                                # followed by the other nodes
+        check(nnodes == job["nnodes"] > 1 and node_rank == 0, f"launch_train: a followed launch runs on node 0 of "
+              f"job['nnodes'] = {job['nnodes']} nodes, got nnodes={nnodes}, node_rank={node_rank}")
+        folder = _next_launch(job)
+        rdzv_id = folder.name
+    else:
+        folder = rd.path/"_launch" if rd is not None else Path(tempfile.mkdtemp(prefix="grok_nb_launch_"))
+        if nnodes > 1 and rd is not None: folder = folder/f"node{node_rank}"   # a run folder shared by the nodes
     folder.mkdir(parents=True, exist_ok=True)
     spec_file, log_file = folder/"spec.pkl", folder/"train.log"
     result_file, result_json = folder/"result.safetensors", folder/"result.json"
     for f in [result_file, result_json, *folder.glob("error_rank*.txt")]: f.unlink(missing_ok=True)   # never stale
     kw = {**train_kwargs, "run_dir": None if rd is None else str(rd.path.resolve())}
     spec = {"model": model, "source": source, "steps": steps, "kwargs": kw, "result": str(result_file.resolve()),
-            "result_json": str(result_json.resolve()), "errors": str(folder.resolve())}
-    key = secrets.token_hex(32)                                        # this launch's, handed to its children only
+            "result_json": str(result_json.resolve()), "errors": str(folder.resolve()),
+            "answer": "global" if job is not None else "node"}
+    key = job["key"] if job is not None else secrets.token_hex(32)     # this launch's (or job's), never on disk
     _write_spec(spec_file, spec, model, source, train_kwargs, key)
     cmd, env = _torchrun_cmd(spec_file, nproc, nnodes, node_rank, rdzv_endpoint, rdzv_id, rd, steps)
+    if job is not None:                                                # announce it: the followers start torchrun
+        save_json({"nproc": nproc, "nnodes": nnodes, "rdzv_endpoint": rdzv_endpoint, "rdzv_id": rdzv_id,
+                   "steps": steps}, folder/"launch.json")
     env[LAUNCH_KEY_ENV] = key
     t0 = time.time()
     with open(log_file, "wb") as log:
@@ -694,7 +711,7 @@ def launch_train(
         "wall_s": round(time.time() - t0, 2),
         "log": str(log_file) if rd is not None else None,
     }
-    if rd is not None:
+    if rd is not None or job is not None:
         for f in (spec_file, _sig_file(spec_file), result_file, result_json): f.unlink(missing_ok=True)
     else: shutil.rmtree(folder, ignore_errors=True)
     return {"model": model, "history": res["history"], "run_dir": rd, "steps": steps, "launch": info}
@@ -703,8 +720,15 @@ def launch_train(
 def train_or_launch(model, source, steps: int, *, nproc: int = 1, nnodes: int = 1, node_rank: int = 0,
                     rdzv_endpoint: str | None = None, **kw) -> dict:
     """`train` in this process when `nproc == 1` on one node, else `launch_train` with `nproc` torchrun processes (per
-    node, on `nnodes` nodes meeting at `rdzv_endpoint`); both add `launch`."""
+    node, on `nnodes` nodes meeting at `rdzv_endpoint`); both add `launch`. With `nnodes > 1` and no `rdzv_endpoint`
+    (a study notebook's call) this process is node 0 of the job `node_context` reads from the environment, and the
+    other nodes follow its launches (`follow_launches`)."""
     _check_nproc(nproc, "train_or_launch")
+    if _is_int(nnodes) and nnodes > 1 and rdzv_endpoint is None:
+        job = node_context(nnodes)
+        check(job["node_rank"] == 0, f"train_or_launch: this is node {job['node_rank']} of a {nnodes}-node job: only "
+              "node 0 runs the study; the others follow its launches (sweep.run_study does that)")
+        return launch_train(model, source, steps, nproc=nproc, nnodes=nnodes, job=job, **kw)
     _check_rdzv(nnodes, node_rank, rdzv_endpoint, "train_or_launch")
     if nproc == 1 and nnodes == 1 and rdzv_endpoint is None:
         return {**train(model, source, steps, **kw), "launch": launch_info(1)}
@@ -719,7 +743,7 @@ def _launch_main(spec_file: str) -> None:
     world, rank, local_rank = _ddp_info()
     try:
         res = train(spec["model"], spec["source"], spec["steps"], **spec["kwargs"])
-        if local_rank == 0:                                               # each node's first process answers its node
+        if (rank if spec.get("answer") == "global" else local_rank) == 0:   # global rank 0, or each node's first
             from safetensors.torch import save_file                     # data, not pickles: weights, then history
             state = {k: v.detach().cpu().clone().contiguous() for k, v in _unwrap(res["model"]).state_dict().items()}
             with atomic_path(spec["result"]) as p: save_file(state, str(p))
@@ -738,3 +762,80 @@ if __name__ == "__main__" and Path(globals().get("__file__", "")).name == "train
     # the importable module's functions, not __main__'s copies
     from grok_nb.train import _launch_main as _main
     _main(sys.argv[1])
+
+# %% ../nbs/04_train.ipynb #26a0ec26
+NODE_RANK_ENV, RDZV_ENV, JOB_ENV, LAUNCH_DIR_ENV = ("GROK_NB_NODE_RANK", "GROK_NB_RDZV_ENDPOINT", "GROK_NB_JOB",
+                                                   "GROK_NB_LAUNCH_DIR")
+_LAUNCHES: dict = {}                                                   # (launch dir, job) -> launches made so far
+
+def node_context(nnodes: int, env=None) -> dict | None:
+    """This process's place in a training across `nnodes` nodes, from the environment `env` (default `os.environ`;
+    see above): `{nnodes, node_rank, rdzv_endpoint, job, key, launch_dir}`. None for one node. On several, a variable
+    missing or malformed is an error that names it and says how to start such a run."""
+    env = os.environ if env is None else env
+    check(_is_int(nnodes) and nnodes >= 1, f"nnodes must be an int >= 1, got {nnodes!r}")
+    if nnodes == 1: return None
+    how = (f"nnodes={nnodes} trains one model across {nnodes} nodes: submit it with `grok-nb sweep ... --executor "
+           f"slurm --nodes {nnodes}` (or profile), or start the same `grok-nb run` on every node with ${NODE_RANK_ENV} "
+           f"(0 .. {nnodes - 1}), ${RDZV_ENV} (host:port of node 0), ${JOB_ENV} (a name used once) and "
+           f"${LAUNCH_KEY_ENV} (64 hex digits, the same on every node)")
+    missing = [v for v in (NODE_RANK_ENV, RDZV_ENV, JOB_ENV, LAUNCH_KEY_ENV) if not env.get(v)]
+    check(not missing, f"{how}; not set here: {', '.join('$' + v for v in missing)}")
+    rank, job, key = env[NODE_RANK_ENV], env[JOB_ENV], env[LAUNCH_KEY_ENV]
+    check(rank.isdigit() and int(rank) < nnodes, f"${NODE_RANK_ENV}={rank!r}: must be an int in [0, {nnodes - 1}]")
+    check(re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", job) is not None,
+          f"${JOB_ENV}={job!r}: letters, digits, '.', '_' and '-' only")
+    check(re.fullmatch(r"[0-9a-f]{64}", key) is not None,
+          f"${LAUNCH_KEY_ENV}: must be 64 lowercase hex digits, the same on every node")
+    _check_rdzv(nnodes, int(rank), env[RDZV_ENV], f"${RDZV_ENV}")
+    return {"nnodes": nnodes, "node_rank": int(rank), "rdzv_endpoint": env[RDZV_ENV], "job": job, "key": key,
+            "launch_dir": env.get(LAUNCH_DIR_ENV) or None}
+
+def _next_launch(job: dict) -> Path:
+    "The folder of node 0's next launch of `job`: `<launch_dir>/<job>.<n>/`, emptied of an earlier attempt's files."
+    check(job.get("launch_dir"), f"a training across nodes needs ${LAUNCH_DIR_ENV}, a folder every node reaches "
+          "(sweep.run_study sets it to the run's _launch/)")
+    base = Path(job["launch_dir"])
+    n = _LAUNCHES.get((str(base), job["job"]), 0)
+    _LAUNCHES[(str(base), job["job"])] = n + 1
+    folder = base/f"{job['job']}.{n}"
+    shutil.rmtree(folder, ignore_errors=True)
+    return folder
+
+def end_launches(launch_dir, job: str) -> Path:
+    "Node 0 is done with `job`: its followers stop (`follow_launches`). Returns the marker `<launch_dir>/<job>.end`."
+    Path(launch_dir).mkdir(parents=True, exist_ok=True)
+    with atomic_write(Path(launch_dir)/f"{job}.end") as fh: fh.write(f"{time.time()}\n")
+    return Path(launch_dir)/f"{job}.end"
+
+def follow_launches(launch_dir, job: dict, poll: float = 0.5, timeout: float | None = None) -> int:
+    """On node `job['node_rank'] > 0` (a `node_context`): join each launch node 0 announces in `launch_dir`
+    (`<job>.<n>/launch.json`), in order, with torchrun at the same rendezvous, until node 0 writes `<job>.end`.
+    Returns how many it joined. A launch that fails is an error naming its log; so is waiting `timeout` seconds for
+    node 0 to announce anything."""
+    check(job["node_rank"] > 0, "follow_launches: node 0 runs the study; only the other nodes follow it")
+    base, n = Path(launch_dir), 0
+    while True:
+        folder, end, t0 = base/f"{job['job']}.{n}", base/f"{job['job']}.end", time.time()
+        while not (folder/"launch.json").exists() and not end.exists():
+            check(timeout is None or time.time() - t0 < timeout, f"follow_launches: node {job['node_rank']} waited "
+                  f"{timeout} s for node 0's launch {n} of job {job['job']!r} in {base}; nothing came")
+            time.sleep(poll)
+        if not (folder/"launch.json").exists(): return n
+        info = load_json(folder/"launch.json")
+        check(info["nnodes"] == job["nnodes"], f"follow_launches: {folder/'launch.json'} is a launch on "
+              f"{info['nnodes']} nodes; this node was told {job['nnodes']}")
+        spec_file, log_file = folder/"spec.pkl", folder/f"node{job['node_rank']}.log"
+        cmd, env = _torchrun_cmd(spec_file, info["nproc"], info["nnodes"], job["node_rank"], info["rdzv_endpoint"],
+                                 info["rdzv_id"])
+        env[LAUNCH_KEY_ENV] = job["key"]
+        with open(log_file, "wb") as log:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                    start_new_session=True)
+            try: rc = proc.wait()
+            except BaseException:
+                _kill_group(proc)
+                raise
+        if rc != 0: raise _launch_error(folder, info["nproc"], f"node {job['node_rank']}: exit code {rc}", spec_file,
+                                        log_file)
+        n += 1
