@@ -363,7 +363,7 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2, ex
         jobs = [(s, {**p, **{k: v for k, v in execution.items() if k in has[s]}}) for s, p in jobs]
     runs_dir = Path(runs_dir or runs_root() / f"profile-{prof.runs}")
     figures_dir = Path(figures_dir or figures_root() / f"profile-{name}")
-    t0 = time.time()
+    planned, t0 = set(profile_run_ids(name)), time.time()
     if executor == "local": df = run_plan(jobs, workers=workers, runs_dir=runs_dir)
     else:
         parts = []
@@ -379,6 +379,13 @@ def run_profile(name: str, runs_dir=None, figures_dir=None, workers: int = 2, ex
               f"--runs-dir {runs_dir} shows them; run `grok-nb profile {name}` again when they have ended to render "
               "its reports")
         return int(df["status"].isin(BAD_STATUSES).any())
+    stray = sorted(set(df["run_id"].dropna()) - planned)
+    if stray:                     # a run id is its defaults' hash: they changed under the running profile
+        print(f"[profile {name}] FAILED: {len(stray)} of {len(jobs)} runs landed under ids the profile's plan did not "
+              f"give ({', '.join(stray[:3])}{', ...' if len(stray) > 3 else ''}): a study's defaults changed while it "
+              f"ran (its notebook edited?); its reports, which read the planned ids, are not rendered. Run `grok-nb "
+              f"profile {name}` again: it runs them under the planned ids")
+        return 1
     bad = int(df["status"].isin(BAD_STATUSES).sum())
     for r in df[df.status.isin(BAD_STATUSES)].itertuples():
         print(f"[profile {name}] FAILED {r.study} {r.run_id}: {r.error}")
