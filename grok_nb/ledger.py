@@ -24,18 +24,19 @@ __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'PAPER_SPACING', 'A_TABLE', 'A_PHENOME
            'A5_CMD', 'CLAIMS_A', 'B_HEADS', 'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_PATCH16',
            'B_CONTROL', 'B_LAGS', 'LM', 'CA', 'H4', 'CA_ANY_HEADS', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'B_CMD_C',
            'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_INIT2', 'C_CAP', 'C_POSTHOC', 'C4_TABLE', 'C_TRANS_PARTS', 'C_TRANS',
-           'C_THRESH_PARTS', 'C_THRESH', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_BIO_LONG', 'C_CMD', 'C_THRESH_CMD',
-           'C_TRANS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS',
-           'EARLIER_RUN_SETS', 'CODING_COLUMNS', 'TABLE_STUDIES', 'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME',
-           'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path', 'table_parts',
-           'read_run_table', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate',
-           'paired_shift', 'trend', 'noting', 'requires', 'equivalence', 'evaluate_ledger', 'detectable_delta',
-           'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'rank_after', 'steps_rows',
-           'heads_trend', 'compute_matched', 'onsets_by_model', 'patched_k', 'learned_tax', 'bio_converged',
-           'at_plateau', 'translation_learned_at', 'posthoc_convergence', 'translation_learned', 'run_set_info',
-           'run_set_time', 'coding_fingerprint', 'codings_path', 'ran_path', 'read_codings', 'coding_record',
-           'unrecorded_codings', 'record_codings', 'read_ran', 'run_set_ran', 'is_post_hoc', 'table_run_sets',
-           'source_regime', 'regime_lines', 'readme_table', 'study_page', 'project_ledger', 'write_ledger']
+           'C_THRESH_PARTS', 'C_THRESH', 'C_EQSTEPS_PARTS', 'C_EQSTEPS', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_BIO_LONG',
+           'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'C_EQSTEPS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS',
+           'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS', 'EARLIER_RUN_SETS', 'CODING_COLUMNS', 'TABLE_STUDIES',
+           'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table',
+           'table_path', 'table_parts', 'read_run_table', 'load_table', 'Outcome', 'Claim', 'censored_steps',
+           'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'requires', 'equivalence',
+           'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
+           'catch_up', 'rank_after', 'steps_rows', 'heads_trend', 'compute_matched', 'onsets_by_model', 'patched_k',
+           'learned_tax', 'bio_converged', 'at_plateau', 'translation_learned_at', 'posthoc_convergence',
+           'translation_learned', 'run_set_info', 'run_set_time', 'coding_fingerprint', 'codings_path', 'ran_path',
+           'read_codings', 'coding_record', 'unrecorded_codings', 'record_codings', 'read_ran', 'run_set_ran',
+           'is_post_hoc', 'table_run_sets', 'source_regime', 'regime_lines', 'readme_table', 'study_page',
+           'project_ledger', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -73,6 +74,7 @@ def table_path(source: str, figures=None) -> Path:
 RUN_PARTS = (("a2", "a2b"), ("a-catchup", "a-catchup2"), ("a-rank", "a-rank2"), ("c-infonce2", "c-infonce2b"),
              ("b-headdim", "b-control"), ("b-suite-14m", "b-suite-14m2"),
              ("c-posthoc", "c-posthoc2", "c-posthoc3"), ("c-plateau", "c-plateau2"),
+             ("c-eqsteps", *(f"c-eqsteps{k}" for k in range(2, 6))),
              ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 21))))
 
 def table_parts(run_set: str) -> list[str]:
@@ -1021,6 +1023,10 @@ C_TRANS = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_TRANS_
 # (seed, decay) (c-thresh, c-thresh2 ... c-thresh20), in c-thresh's runs folder
 C_THRESH_PARTS = next(p for p in RUN_PARTS if p[0] == "c-thresh")
 C_THRESH = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_THRESH_PARTS))
+# C6s: C6 at equal steps (t = 0.9 and t = 0 both 5,000 steps, where c = 8 learns to translate), fixed before it ran;
+# five parts of two fresh seeds (10-19) in c-eqsteps's runs folder
+C_EQSTEPS_PARTS = next(p for p in RUN_PARTS if p[0] == "c-eqsteps")
+C_EQSTEPS = tuple(f"profile-{n}/compartments_threshold" for n in reversed(C_EQSTEPS_PARTS))
 # c-infonce2b runs seeds 5-9 in c-infonce2's runs folder; its table joins c-infonce2's (seeds 0-4)
 C_INFONCE = ("profile-c-infonce2b/compartments_threshold", "profile-c-infonce2/compartments_threshold",
              "demo/compartments_threshold")
@@ -1063,6 +1069,15 @@ def _trans_run_set(k: int) -> tuple[str, str]:
 
 C_TRANS_CMD = _trans_run_set(len(C_TRANS_PARTS))[0] + " (bash; five parts, 3.3 h in all on 2 CPU cores)"
 
+def _eqsteps_run_set(k: int) -> tuple[str, str]:
+    "The command and description of C6s's run set after its first `k` parts (`C_EQSTEPS_PARTS`, two seeds a part)."
+    return _parts_cmd("c-eqsteps", k), ("study C: the translation threshold at equal steps (C6s: t = 0.9 and 0, 5,000 "
+                                        "steps, c = 8 and 1, weight decay 0.1), fixed before it ran, "
+                                        + ("part 1" if k == 1 else f"parts 1-{k}") + f" of 5: {_seeds(10, 9 + 2 * k)}")
+
+C_EQSTEPS_CMD = (_eqsteps_run_set(len(C_EQSTEPS_PARTS))[0]
+                 + " (bash; five parts of about 45 min, estimated, on 2 CPU cores)")
+
 # %% ../nbs/92_ledger.ipynb #44340fd2
 def _with_c1(t: pd.DataFrame) -> pd.DataFrame:
     "Random-init tax rows plus a ratio-1 row for each (size, steps, seed) c = 1 reference."
@@ -1077,13 +1092,14 @@ def _learned(d: pd.DataFrame) -> pd.Series:
 def _trans(d: pd.DataFrame) -> pd.DataFrame:
     return d[d.param == "translation_fraction"] if "param" in d else d
 
-def _top_t(t: pd.DataFrame, cs=None, wd=None) -> pd.DataFrame:
+def _top_t(t: pd.DataFrame, cs=None, wd=None, equal_text: bool = True) -> pd.DataFrame:
     """Each (c, seed, decay) run at the table's highest translation fraction, paired with its t = 0 run of the same
-    plain-text exposure (the designs of C5-C7 train t = 0.5 for twice the steps of t = 0)."""
+    plain-text exposure (the designs of C5-C7 train t = 0.5 for twice the steps of t = 0), or of the same steps
+    without `equal_text` (C6s)."""
     d = _trans(t)
     if not len(d) or not d.value.max() > 0: return d.iloc[:0]                   # no translation runs
     hi = d.value.max()
-    p = strength_pairs(d, hi, cs, by=("weight_decay",) if "weight_decay" in d else (), equal_text=True)
+    p = strength_pairs(d, hi, cs, by=("weight_decay",) if "weight_decay" in d else (), equal_text=equal_text)
     return p if wd is None else p[np.isclose(p.weight_decay, wd)]
 
 def learned_tax(t: pd.DataFrame) -> Outcome:
@@ -1154,11 +1170,11 @@ def at_plateau(margin: float = 0.05) -> Callable:
                 f"{len(d)} continuations; criterion: less than {margin:g})")
     return condition
 
-def translation_learned_at(c: int = 8) -> Callable:
+def translation_learned_at(c: int = 8, equal_text: bool = True) -> Callable:
     """C6's precondition: at `c` and the highest translation fraction, translation was learned (`_learned`) in at
-    least half of the runs; else why not."""
+    least half of the runs (paired as `_top_t` pairs them); else why not."""
     def condition(t):
-        p = _top_t(t, [c])
+        p = _top_t(t, [c], equal_text=equal_text)
         if not len(p) or "trans_val_trans_b_within" not in p: return ""
         p = p[p.trans_val_trans_b_within.notna() & p.trans_val_trans_a_within.notna()]
         k = int(_learned(p).sum()) if len(p) else 0
@@ -1257,9 +1273,10 @@ CLAIMS_C = [
 ]
 
 # %% ../nbs/92_ledger.ipynb #d816327f
-def _c6(cluster: Sequence[str] = ()) -> Callable:
-    "C6's test (see the claim), the runs averaged within `cluster` (the seed) when given."
-    return paired_shift(lambda t: _top_t(t, [8]), lambda d: _log_ratio(d.final_gap, d.final_gap_0) - math.log(0.5),
+def _c6(cluster: Sequence[str] = (), equal_text: bool = True) -> Callable:
+    "C6's test (see the claim), the runs averaged within `cluster` (the seed) when given; C6s's without `equal_text`."
+    return paired_shift(lambda t: _top_t(t, [8], equal_text=equal_text),
+                        lambda d: _log_ratio(d.final_gap, d.final_gap_0) - math.log(0.5),
                         positive=False, unit="runs", fmt="+.2f", cluster=cluster, cluster_unit="seeds")
 
 CLAIMS_C += [
@@ -1276,6 +1293,14 @@ CLAIMS_C += [
           "where translation is learned at c = 8 in at least half the runs", C_THRESH,
           requires(_c6(["seed"]), translation_learned_at(8)),
           of_interest=math.log(2), of_interest_text="the tax halved again", command=C_THRESH_CMD,
+          figure="compartments_threshold_translation_fraction.png"),
+    Claim("C6s", "C", "breaking the plateau needs a high translation fraction and high c (e.g. c = 8): a threshold",
+          "C6 at equal steps: log of the tax at t = 0.9 over the tax at t = 0, both trained 5,000 steps (t = 0.9 "
+          "sees a tenth of the plain text; each tax against its c = 1 reference at the same t and steps), minus "
+          "log ½, at c = 8, weight decay 0.1, per seed, a tax removed or reversed at -inf; signed-rank over 10 "
+          "fresh seeds (10-19); only where translation is learned at c = 8 in at least half the runs", C_EQSTEPS,
+          requires(_c6(["seed"], equal_text=False), translation_learned_at(8, equal_text=False)),
+          of_interest=math.log(2), of_interest_text="the tax halved again", command=C_EQSTEPS_CMD,
           figure="compartments_threshold_translation_fraction.png"),
     Claim("C7", "C", "aggressive weight decay speeds the transition and moves the threshold to lower c (8 → 6)",
           "at c = 6: log of the tax ratio (highest t over t = 0) at weight decay 1.0 minus at 0.1, per seed; "
@@ -1396,6 +1421,7 @@ SHORT = {  # id: (the claim in a few words, the paper's result in a few words)
     "C4": ("post-hoc copy: no overhead", "no overhead"),
     "C5": ("translation learned, tax remains", "remains"),
     "C6": ("high t and c = 8 halve the tax", "threshold"),
+    "C6s": ("… at equal steps (t = 0.9)", "threshold"),
     "C7": ("weight decay lowers the threshold", "8 → 6"),
     "C8": ("InfoNCE recovers the tax (c 6, 8)", "substantial"),
     "C9": ("shared tokenizer ≈ disjoint", "close"),
@@ -1455,6 +1481,8 @@ RECORDS = {  # id: (unit of replication, test, margin, source of the effect of i
     "C5": ("c = 1 reference (a seed)", _SR, "", "ours: 0.05 nats (the paper: \"still compete\", no size)"),
     "C6": ("seed (its two weight decays averaged)", _SR, "", "ours: the tax halved (the paper: \"breaking the "
            "plateau\", a phase transition, no number)"),
+    "C6s": (_SEED, _SR, "", "ours: the tax halved (the paper: \"breaking the plateau\", a phase transition, no "
+            "number)"),
     "C7": (_SEED, _SR, "", "ours: the ratio halved (the paper: the threshold moves from c = 8 to 6, no size)"),
     "C8": ("c = 1 reference (a seed)", _SR, "", "ours: half the tax (the paper: \"a substantial recovery\")"),
     "C9": (_SEED, "two one-sided Wilcoxon signed-rank tests (TOST), exact", "±0.05 bits/byte",
@@ -1496,6 +1524,7 @@ ALTERNATIVES = {  # id: {name: evaluate}: other codings, declared with the claim
            "margin 0.1": requires(_c4(0.1), at_plateau(0.05)), "margin 0.025": requires(_c4(0.025), at_plateau(0.05))},
     "C6": {"(seed, decay) units, premise not required (earlier coding)": _c6(),
            "seed units, premise not required": _c6(["seed"])},
+    "C6s": {"premise not required": _c6(["seed"], equal_text=False)},
     "C9": {"non-inferiority, sharing helps < 0.05 (earlier coding)": paired_shift(
                _zh, lambda d: d.disjoint - d.shared - 0.05, positive=False, unit="seeds", fmt="+.3f"),
            "margin ±0.1": equivalence(_zh, lambda d: d.disjoint - d.shared, 0.1, unit="seeds")},
@@ -1555,6 +1584,7 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-c-plateau2": ("make profile-c-plateau profile-c-plateau2", "study C's post-hoc test at the plateau (C4) "
                            "alone: seeds 10-19 (two parts), fixed before it ran, not pooled with c-posthoc"),
     **{f"profile-{n}": _trans_run_set(k) for k, n in enumerate(C_TRANS_PARTS, 1)},
+    **{f"profile-{n}": _eqsteps_run_set(k) for k, n in enumerate(C_EQSTEPS_PARTS, 1)},
     "profile-c-infonce2": ("make profile-c-infonce2", "study C: InfoNCE at c = 6, 8, seeds 0-4"),
     "profile-c-infonce2b": ("make profile-c-infonce2 profile-c-infonce2b",
                             "study C: InfoNCE at c = 6, 8, seeds 0-9 (c-infonce2, then seeds 5-9)"),
