@@ -21,22 +21,22 @@ from .regime import run_set_regime, regime_text, PAPER_REGIMES
 
 # %% auto #0
 __all__ = ['RUN_PARTS', 'LEDGER_COLUMNS', 'PAPER_SPACING', 'A_TABLE', 'A_PHENOMENA', 'A_CMD', 'A3B_TABLE', 'A3B_CMD', 'A5_TABLE',
-           'A5_CMD', 'CLAIMS_A', 'B_HEADS', 'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_SUITE', 'B_PATCH', 'B_PATCH16',
-           'B_CONTROL', 'B_LAGS', 'LM', 'CA', 'H4', 'CA_ANY_HEADS', 'B_CMD_H', 'B_CMD_A', 'B_CMD_S', 'B_CMD_C',
-           'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_INIT2', 'C_CAP', 'C_POSTHOC', 'C4_TABLE', 'C_TRANS_PARTS', 'C_TRANS',
-           'C_THRESH_PARTS', 'C_THRESH', 'C_EQSTEPS_PARTS', 'C_EQSTEPS', 'C_INFONCE', 'C_BIL', 'C_BIO', 'C_BIO_LONG',
-           'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'C_EQSTEPS_CMD', 'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS',
-           'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS', 'EARLIER_RUN_SETS', 'CODING_COLUMNS', 'TABLE_STUDIES',
-           'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME', 'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table',
-           'table_path', 'table_parts', 'read_run_table', 'load_table', 'Outcome', 'Claim', 'censored_steps',
-           'success_rates', 'success_rate', 'paired_shift', 'trend', 'noting', 'requires', 'equivalence',
-           'evaluate_ledger', 'detectable_delta', 'exposure_delay', 'all_of', 'first_measured', 'strength_pairs',
-           'catch_up', 'rank_after', 'steps_rows', 'heads_trend', 'compute_matched', 'onsets_by_model', 'patched_k',
-           'learned_tax', 'bio_converged', 'at_plateau', 'translation_learned_at', 'posthoc_convergence',
-           'translation_learned', 'run_set_info', 'run_set_time', 'coding_fingerprint', 'codings_path', 'ran_path',
-           'read_codings', 'coding_record', 'unrecorded_codings', 'record_codings', 'read_ran', 'run_set_ran',
-           'is_post_hoc', 'table_run_sets', 'source_regime', 'regime_lines', 'readme_table', 'study_page',
-           'project_ledger', 'write_ledger']
+           'A5_CMD', 'CLAIMS_A', 'B_HEADS', 'B11_TABLE', 'B11_CMD', 'B_ARCH', 'B_AUTO', 'B_AUTO_CMD', 'B_SUITE',
+           'B_PATCH', 'B_PATCH16', 'B_CONTROL', 'B_LAGS', 'LM', 'CA', 'H4', 'CA_ANY_HEADS', 'B_CMD_H', 'B_CMD_A',
+           'B_CMD_S', 'B_CMD_C', 'CLAIMS_B', 'C_TAX', 'C_INIT', 'C_INIT2', 'C_CAP', 'C_POSTHOC', 'C4_TABLE',
+           'C_TRANS_PARTS', 'C_TRANS', 'C_THRESH_PARTS', 'C_THRESH', 'C_EQSTEPS_PARTS', 'C_EQSTEPS', 'C_INFONCE',
+           'C_BIL', 'C_BIO', 'C_BIO_LONG', 'C_CMD', 'C_THRESH_CMD', 'C_TRANS_CMD', 'C_EQSTEPS_CMD',
+           'POSTHOC_CONTINUATION', 'CLAIMS_C', 'CLAIMS', 'SHORT', 'RECORDS', 'ALTERNATIVES', 'RUN_SETS',
+           'EARLIER_RUN_SETS', 'CODING_COLUMNS', 'TABLE_STUDIES', 'KINDS', 'TABLE_HOLDS', 'PYTHIA_REGIME',
+           'STUDY_TITLES', 'scalar_columns', 'relative_paths', 'save_table', 'table_path', 'table_parts',
+           'read_run_table', 'load_table', 'Outcome', 'Claim', 'censored_steps', 'success_rates', 'success_rate',
+           'paired_shift', 'trend', 'noting', 'requires', 'equivalence', 'evaluate_ledger', 'detectable_delta',
+           'exposure_delay', 'all_of', 'first_measured', 'strength_pairs', 'catch_up', 'rank_after', 'steps_rows',
+           'heads_trend', 'compute_matched', 'onsets_by_model', 'patched_k', 'learned_tax', 'bio_converged',
+           'at_plateau', 'translation_learned_at', 'posthoc_convergence', 'translation_learned', 'run_set_info',
+           'run_set_time', 'coding_fingerprint', 'codings_path', 'ran_path', 'read_codings', 'coding_record',
+           'unrecorded_codings', 'record_codings', 'read_ran', 'run_set_ran', 'is_post_hoc', 'table_run_sets',
+           'source_regime', 'regime_lines', 'readme_table', 'study_page', 'project_ledger', 'write_ledger']
 
 # %% ../nbs/92_ledger.ipynb #3a57d64c
 def scalar_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -73,6 +73,7 @@ def table_path(source: str, figures=None) -> Path:
 # %% ../nbs/92_ledger.ipynb #5fefaf60
 RUN_PARTS = (("a2", "a2b"), ("a-catchup", "a-catchup2"), ("a-rank", "a-rank2"), ("c-infonce2", "c-infonce2b"),
              ("b-headdim", "b-control"), ("b-suite-14m", "b-suite-14m2"),
+             ("b-automaton", "b-automaton2", "b-automaton3"),
              ("c-posthoc", "c-posthoc2", "c-posthoc3"), ("c-plateau", "c-plateau2"),
              ("c-eqsteps", *(f"c-eqsteps{k}" for k in range(2, 6))),
              ("c-trans", *(f"c-trans{k}" for k in range(2, 6))), ("c-thresh", *(f"c-thresh{k}" for k in range(2, 21))))
@@ -753,6 +754,11 @@ B11_CMD = "make profile-b-heads128 (until it has run: make profile-b-heads)"
 # b-arch and b-headdim run in b-heads' runs folder, so the later profile's table holds the earlier one's runs too
 B_ARCH = ("profile-b-headdim/sparse_attention_runs", "profile-b-arch/sparse_attention_runs",
           "demo/sparse_attention_runs")
+# B13 and B11b on their own run set (fresh seeds 8-27 of the automaton, 20 an arm, fixed before it ran, its own runs
+# folder, three parts): B13 from part 1 on (the transformer and the MLP-Mixer), B11b from part 3 (the union, with the
+# 64 heads of 1); until then each reads b-arch / b-headdim's 8 seeds
+B_AUTO = tuple(f"profile-{n}/sparse_attention_runs" for n in ("b-automaton3", "b-automaton2", "b-automaton"))
+B_AUTO_CMD = "make profile-b-automaton profile-b-automaton2 profile-b-automaton3"
 B_SUITE = ("profile-b-suite-14m/emergence_search", "profile-b-suite/emergence_search", "demo/emergence_search")
 B_PATCH = ("profile-b-suite-14m/emergence_patching", "profile-b-suite/emergence_patching", "demo/emergence_patching")
 # B5 at K = 16 on 12 models with more than 16 heads: four more Pythia-14m seeds (profile b-suite-14m2, fixed before it
@@ -971,18 +977,19 @@ CLAIMS_B += [
           of_interest_text="a success rate of 0.9", figure="sparse_attention_loss_curves.png",
           command=B11_CMD),
     _steps_claim("B11b", "on cellular automata a minimum head dimension is needed", "steps to solve (censored), "
-                 "4 heads of 16 vs 64 heads of 1 (d 64) on the 4-rule automaton, 2 layers", B_ARCH,
+                 "4 heads of 16 vs 64 heads of 1 (d 64) on the 4-rule automaton, 2 layers; 20 fresh seeds an arm",
+                 (B_AUTO[0], *B_ARCH),
                  dict(CA, n_layers=2), dict(CA, n_layers=2, n_heads=64, d_head=1),
-                 figure="sparse_attention_vs_d_head.png", command="make profile-b-headdim"),
+                 figure="sparse_attention_vs_d_head.png", command=B_AUTO_CMD),
     _steps_claim("B12", "an MLP-Mixer learns the linear map an order of magnitude faster than the transformer",
                  "steps to solve (censored), MLP-Mixer vs transformer, S 12 (the demo: S 8)", B_ARCH,
                  [(dict(LM, n_cells=12, sparsity=2, arch="mlp_mixer", **H4), dict(LM, n_cells=12, sparsity=2, **H4)),
                   (dict(LM, n_cells=8, sparsity=2, arch="mlp_mixer", **H4), dict(LM, n_cells=8, sparsity=2, **H4))],
                  None, of_interest=10.0, figure="sparse_attention_architectures.png", command=B_CMD_A),
     _steps_claim("B13", "on cellular automata the MLP-Mixer is worse than the transformer", "steps to solve "
-                 "(censored), transformer vs MLP-Mixer on the 4-rule automaton, 2 layers", B_ARCH,
-                 dict(CA, n_layers=2), dict(CA, n_layers=2, arch="mlp_mixer"),
-                 figure="sparse_attention_architectures.png", command=B_CMD_A),
+                 "(censored), transformer vs MLP-Mixer on the 4-rule automaton, 2 layers; 20 fresh seeds an arm",
+                 (*B_AUTO, *B_ARCH), dict(CA, n_layers=2), dict(CA, n_layers=2, arch="mlp_mixer"),
+                 figure="sparse_attention_architectures.png", command="make profile-b-automaton"),
     _steps_claim("B14", "more layers hurt on the linear map", "steps to solve (censored), 1 layer vs 4 layers, S 12",
                  B_ARCH, dict(LM, n_cells=12, sparsity=2, **H4), dict(LM, n_cells=12, sparsity=2, **H4, n_layers=4),
                  figure="sparse_attention_vs_n_layers.png", command=B_CMD_A),
@@ -1555,6 +1562,12 @@ RUN_SETS = {  # name: (command, what it runs)
     "profile-b-heads": ("make profile-b-heads", "study B: heads × S, 128 heads of 1, sparsity; 8 seeds, one budget"),
     "profile-b-heads128": ("make profile-b-heads128", "study B's many-tiny-heads test (B11) alone: b-heads' 128 heads "
                            "of 1 at fresh seeds 8-27, fixed before it ran, not pooled with b-heads"),
+    "profile-b-automaton": ("make profile-b-automaton", "study B's automaton tests (B13, B11b), part 1 of 3: the "
+                            "transformer and the MLP-Mixer at fresh seeds 8-27, fixed before it ran, not pooled"),
+    "profile-b-automaton2": ("make profile-b-automaton profile-b-automaton2", "study B's automaton tests, parts 1-2 "
+                             "of 3: and 64 heads of 1 at seeds 8-17"),
+    "profile-b-automaton3": (B_AUTO_CMD, "study B's automaton tests (B13, B11b) alone: 20 fresh seeds an arm (seeds "
+                             "8-27, three parts), fixed before it ran, not pooled with b-arch / b-headdim"),
     "profile-b-arch": ("make profile-b-arch", "study B: bias, depth, MLP-Mixer, pre-pretraining; 8 seeds, one budget"),
     "profile-b-headdim": ("make profile-b-headdim", "study B: head dimension on the automaton (64 of 1, 16 of 4 at "
                           "d 64); 8 seeds, one budget"),
